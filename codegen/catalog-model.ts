@@ -1,0 +1,57 @@
+// The shape of schema/catalog.json as codegen reads it, after the meta-schema has accepted it.
+
+export type NextStepName = 'fix_request' | 'wait' | 'give_up';
+export type Requirement = 'field' | 'retry_after';
+
+export interface RetryWordEntry {
+  next_step: NextStepName;
+  requires: Requirement[];
+  default_retry_after?: number;
+  idempotent_only?: boolean;
+  advice: string;
+}
+
+export interface CodeExample {
+  message: string;
+  detail: string;
+  field?: string;
+  retry_after?: number;
+}
+
+export interface CodeEntry {
+  status: number;
+  retry: string;
+  title: string;
+  advice: string;
+  family: 'core' | 'identity' | 'payment' | 'negotiation';
+  draft?: boolean;
+  google: string;
+  stripe: string;
+  example: CodeExample;
+}
+
+export interface Catalog {
+  example_base: string;
+  retry_words: Record<string, RetryWordEntry>;
+  codes: Record<string, CodeEntry>;
+  status_defaults: Record<string, string>;
+  status_fallbacks: { '4xx': string; '5xx': string };
+  unknown_code: string;
+}
+
+/** One reason a catalog was refused: the JSON pointer into the catalog and what is wrong there. */
+export interface CatalogProblem {
+  pointer: string;
+  reason: string;
+}
+
+/** A catalog that codegen refuses, with every problem found in it. */
+export class CatalogError extends Error {
+  override name = 'CatalogError';
+  constructor(
+    readonly file: string,
+    readonly problems: CatalogProblem[],
+  ) {
+    super(`${file} is not a valid catalog:\n${problems.map((p) => `  ${file}#${p.pointer}: ${p.reason}`).join('\n')}`);
+  }
+}

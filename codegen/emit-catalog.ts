@@ -1,0 +1,58 @@
+// generated/catalog.ts: the catalog as typed constant data, with every code's example bodies.
+import type { Catalog } from './catalog-model.js';
+import { allExamples } from './examples.js';
+import { scriptHeader } from './header.js';
+
+const data = (value: unknown): string => JSON.stringify(value, null, 2);
+
+/** The text of generated/catalog.ts. */
+export function emitCatalog(catalog: Catalog): string {
+  return [
+    scriptHeader('schema/catalog.json'),
+    "import type { Code, CodeRetry, RetryWord, NextStep } from './types.js';",
+    '',
+    '/** How a retry word is rendered, what an error carrying it must include, and what an agent does. */',
+    'export interface RetryWordEntry {',
+    '  readonly next_step: NextStep;',
+    "  readonly requires: readonly ('field' | 'retry_after')[];",
+    '  readonly default_retry_after?: number;',
+    '  readonly idempotent_only?: boolean;',
+    '  readonly advice: string;',
+    '}',
+    '',
+    '/** One code of the catalog. */',
+    'export interface CodeEntry {',
+    '  readonly status: number;',
+    '  readonly retry: RetryWord;',
+    '  readonly title: string;',
+    '  readonly advice: string;',
+    "  readonly family: 'core' | 'identity' | 'payment' | 'negotiation';",
+    '  readonly draft?: boolean;',
+    '  readonly google: string;',
+    '  readonly stripe: string;',
+    '  readonly example: { readonly message: string; readonly detail: string; readonly field?: string; readonly retry_after?: number };',
+    '}',
+    '',
+    '/** Every retry word, keyed by the word. */',
+    `export const RETRY_WORDS = ${data(catalog.retry_words)} as const satisfies Record<RetryWord, RetryWordEntry>;`,
+    '',
+    '/** Every code, keyed by the code, in catalog order. */',
+    `export const CODES = ${data(catalog.codes)} as const satisfies { readonly [C in Code]: CodeEntry & { readonly retry: CodeRetry[C] } };`,
+    '',
+    '/** The code an agent gives a response that names none, by HTTP status. */',
+    `export const STATUS_DEFAULTS: Readonly<Record<string, Code>> = ${data(catalog.status_defaults)};`,
+    '',
+    '/** The code for an error status that STATUS_DEFAULTS does not list, by class. */',
+    `export const STATUS_FALLBACKS = ${data(catalog.status_fallbacks)} as const satisfies { readonly '4xx': Code; readonly '5xx': Code };`,
+    '',
+    "/** The catalog code whose status and retry word an agent gives a code it does not know (a site's own). */",
+    `export const UNKNOWN_CODE = ${JSON.stringify(catalog.unknown_code)} satisfies Code;`,
+    '',
+    '/** The origin the documentation examples use for problem type URIs. */',
+    `export const EXAMPLE_BASE = ${JSON.stringify(catalog.example_base)};`,
+    '',
+    '/** Each code\'s example: status, headers, envelope and problem body, as the docs and OpenAPI components show them. */',
+    `export const EXAMPLES = ${data(allExamples(catalog))} as const;`,
+    '',
+  ].join('\n');
+}

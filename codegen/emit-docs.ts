@@ -1,0 +1,111 @@
+// generated/ERRORS.md, the code table injected into README.md, and generated/problems/<code>.html,
+// the page a problem's type URI points at.
+import type { Catalog } from './catalog-model.js';
+import { codeExamples } from './examples.js';
+import { headerSentence, markupHeader } from './header.js';
+
+export const TABLE_START = '<!-- codes:start -->';
+export const TABLE_END = '<!-- codes:end -->';
+
+const cell = (text: string | number): string => String(text).replace(/\|/g, '\\|');
+
+/** The Markdown code table: one row per code, with its status, retry word, next step and advice. */
+export function codeTable(catalog: Catalog): string {
+  const rows = Object.entries(catalog.codes).map(([code, e]) => {
+    const family = e.draft ? `${e.family} (draft)` : e.family;
+    return `| \`${code}\` | ${e.status} | \`${e.retry}\` | \`${catalog.retry_words[e.retry]!.next_step}\` | ${cell(e.advice)} | ${family} |`;
+  });
+  return ['| code | status | retry | next_step | agent should | family |', '|---|---|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The Markdown table of retry words. */
+export function retryWordTable(catalog: Catalog): string {
+  const rows = Object.entries(catalog.retry_words).map(([word, w]) => {
+    const carries = [...w.requires, ...(w.default_retry_after !== undefined ? [`retry_after (default ${w.default_retry_after} s)`] : [])];
+    return `| \`${word}\` | \`${w.next_step}\` | ${carries.length ? carries.join(', ') : '-'} | ${cell(w.advice)} |`;
+  });
+  return ['| retry | next_step | must carry | agent should |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** The status defaults an agent uses for a response with no code. */
+function statusTable(catalog: Catalog): string {
+  const rows = Object.entries(catalog.status_defaults).map(([status, code]) => `| ${status} | \`${code}\` |`);
+  for (const [range, code] of Object.entries(catalog.status_fallbacks)) rows.push(`| any other ${range} | \`${code}\` |`);
+  return ['| status | code |', '|---|---|', ...rows].join('\n');
+}
+
+/** The text of generated/ERRORS.md. */
+export function emitErrorsMd(catalog: Catalog): string {
+  return [
+    markupHeader('schema/catalog.json'),
+    '# Error codes',
+    '',
+    'Every error carries a stable `code`, the `field` at fault when there is one, and a `retry` word an agent can switch on.',
+    `Sites may add their own codes; an agent treats a code it does not know as \`${catalog.unknown_code}\` and advises it as \`${catalog.codes[catalog.unknown_code]!.retry}\`.`,
+    '',
+    codeTable(catalog),
+    '',
+    '## Retry words',
+    '',
+    retryWordTable(catalog),
+    '',
+    '## Responses that name no code',
+    '',
+    'An agent reading a response without a code gives it the code of its status:',
+    '',
+    statusTable(catalog),
+    '',
+  ].join('\n');
+}
+
+/** README.md with the code table between its markers replaced. */
+export function injectReadme(readme: string, catalog: Catalog): string {
+  const start = readme.indexOf(TABLE_START);
+  const end = readme.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`README.md has no ${TABLE_START} ... ${TABLE_END} markers for the code table`);
+  const table = `${TABLE_START}\n${markupHeader('schema/catalog.json')}\n${codeTable(catalog)}\n${TABLE_END}`;
+  return readme.slice(0, start) + table + readme.slice(end + TABLE_END.length);
+}
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** The text of generated/problems/<code>.html: what the code means and what an agent does about it. */
+export function emitProblemPage(catalog: Catalog, code: string): string {
+  const e = catalog.codes[code]!;
+  const word = catalog.retry_words[e.retry]!;
+  const example = codeExamples(catalog, code);
+  const json = (value: unknown): string => escapeHtml(JSON.stringify(value, null, 2));
+  const rows: [string, string][] = [
+    ['Code', `<code>${code}</code>`],
+    ['HTTP status', String(e.status)],
+    ['Retry', `<code>${e.retry}</code>: ${escapeHtml(word.advice)}`],
+    ['Next step', `<code>${word.next_step}</code>`],
+    ['Family', escapeHtml(e.draft ? `${e.family} (draft)` : e.family)],
+  ];
+  return `<!doctype html>
+<!-- ${escapeHtml(headerSentence('schema/catalog.json'))} -->
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(e.title)} (${code})</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:44rem;margin:2rem auto;padding:0 1rem}th{text-align:left;padding-right:1rem;vertical-align:top}pre{background:#f4f4f4;padding:.75rem;overflow-x:auto}</style>
+</head>
+<body>
+<h1>${escapeHtml(e.title)}</h1>
+<p>${escapeHtml(e.advice)}</p>
+<table>
+${rows.map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join('\n')}
+</table>
+<h2>As problem details</h2>
+<pre>HTTP/1.1 ${e.status}
+Content-Type: application/problem+json${Object.entries(example.headers).map(([k, v]) => `\n${k}: ${v}`).join('')}
+
+${json(example.problem)}</pre>
+<h2>As the JSON envelope</h2>
+<pre>${json(example.envelope)}</pre>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,94 @@
+// generated/validators.js (+ .d.ts): ajv standalone validators, so no schema is compiled at run
+// time and ajv is a build-time dependency only. Besides the schemas' own rules, each validator
+// checks a known code against the catalog: its retry word, its status, and the word's next step.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import standalone from 'ajv/dist/standalone/index.js';
+import type { Catalog } from './catalog-model.js';
+import { hoistedSchemas, type Schema } from './body-schemas.js';
+import { scriptHeader } from './header.js';
+
+const standaloneCode = standalone.default;
+const ID = 'agent-errors';
+
+/**
+ * `if code is one of these then member is V`, one rule per distinct value of `member` across the
+ * catalog's codes. Grouping by value keeps the standalone module small.
+ */
+function codeRules(catalog: Catalog, member: 'retry' | 'status'): Schema[] {
+  const groups = new Map<string | number, string[]>();
+  for (const [code, entry] of Object.entries(catalog.codes)) {
+    groups.set(entry[member], [...(groups.get(entry[member]) ?? []), code]);
+  }
+  return [...groups].map(([value, codes]) => ({
+    if: { required: ['code'], properties: { code: { enum: codes } } },
+    then: { properties: { [member]: { const: value } } },
+  }));
+}
+
+/** The schemas the validators are compiled from: the body schemas plus the catalog's rules. */
+export async function validatorSchema(catalog: Catalog): Promise<Schema> {
+  const $defs = await hoistedSchemas('#/$defs/');
+  $defs.CatalogEnvelope = {
+    allOf: [{ $ref: '#/$defs/Envelope' }, { properties: { error: { allOf: codeRules(catalog, 'retry') } } }],
+  };
+  $defs.CatalogProblem = {
+    allOf: [
+      { $ref: '#/$defs/Problem' },
+      ...codeRules(catalog, 'retry'),
+      ...codeRules(catalog, 'status'),
+      ...Object.entries(catalog.retry_words).map(([word, entry]) => ({
+        if: { required: ['retry'], properties: { retry: { const: word } } },
+        then: { properties: { next_step: { const: entry.next_step } } },
+      })),
+    ],
+  };
+  return { $id: ID, $defs };
+}
+
+/** Named exports of the standalone module, each a validator for one body. */
+export const VALIDATOR_EXPORTS = { envelope: 'CatalogEnvelope', problem: 'CatalogProblem' } as const;
+
+/** A fresh ajv with the options both the standalone build and the run-time comparison use. */
+export function newAjv(): Ajv2020 {
+  return new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, code: { source: true, esm: true } });
+}
+
+/** The text of generated/validators.js. */
+export async function emitValidators(catalog: Catalog): Promise<string> {
+  const ajv = newAjv();
+  ajv.addSchema(await validatorSchema(catalog));
+  const refs = Object.fromEntries(Object.entries(VALIDATOR_EXPORTS).map(([name, def]) => [name, `${ID}#/$defs/${def}`]));
+  const code = standaloneCode(ajv, refs);
+  if (/\brequire\(/.test(code)) throw new Error('ajv standalone output requires a runtime module; avoid the keyword that needs it');
+  return `${scriptHeader('schema/*.schema.json and schema/catalog.json')}${code.replace(/^"use strict";/, '')}\n`;
+}
+
+/** The text of generated/validators.d.ts. */
+export function emitValidatorTypes(): string {
+  return [
+    scriptHeader('schema/*.schema.json and schema/catalog.json'),
+    "import type { Envelope, Problem } from './types.js';",
+    '',
+    '/** One reason a value was refused, as ajv reports it. */',
+    'export interface ValidatorError {',
+    '  instancePath: string;',
+    '  schemaPath: string;',
+    '  keyword: string;',
+    '  params: Record<string, unknown>;',
+    '  message?: string;',
+    '}',
+    '',
+    '/** A compiled validator: a type guard whose `errors` says why the last value was refused. */',
+    'export interface Validator<T> {',
+    '  (value: unknown): value is T;',
+    '  errors?: ValidatorError[] | null;',
+    '}',
+    '',
+    '/** Checks an envelope against the schema and the catalog. */',
+    'export declare const envelope: Validator<Envelope>;',
+    '',
+    '/** Checks a problem body against the schema and the catalog. */',
+    'export declare const problem: Validator<Problem>;',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,34 @@
+// Renders every generated file in memory, so writing and checking compare the same bytes.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Catalog } from './catalog-model.js';
+import { emitCatalog } from './emit-catalog.js';
+import { emitErrorsMd, emitProblemPage, injectReadme } from './emit-docs.js';
+import { openApi30, openApi31 } from './emit-openapi.js';
+import { emitTypes } from './emit-types.js';
+import { emitValidators, emitValidatorTypes } from './emit-validators.js';
+import { ROOT } from './paths.js';
+
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Every file under generated/, keyed by its path relative to generated/. */
+export async function renderGenerated(catalog: Catalog): Promise<Map<string, string>> {
+  const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  const doc31 = await openApi31(catalog, version);
+  const files = new Map<string, string>([
+    ['types.ts', await emitTypes(catalog)],
+    ['catalog.ts', emitCatalog(catalog)],
+    ['validators.js', await emitValidators(catalog)],
+    ['validators.d.ts', emitValidatorTypes()],
+    ['openapi.json', json(doc31)],
+    ['openapi-3.0.json', json(openApi30(doc31))],
+    ['ERRORS.md', emitErrorsMd(catalog)],
+  ]);
+  for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code));
+  return files;
+}
+
+/** README.md as codegen would leave it. */
+export async function renderReadme(catalog: Catalog): Promise<string> {
+  return injectReadme(await readFile(join(ROOT, 'README.md'), 'utf8'), catalog);
+}

@@ -1,0 +1,58 @@
+// Look-ups in the generated catalog: what a code means and what an agent does about it.
+import { CODES, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, UNKNOWN_CODE, type CodeEntry } from '../../generated/catalog.js';
+import type { Code, CodeRetry, NextStep, RetryWord } from '../../generated/types.js';
+
+/** Everything the catalog says about one code, with its retry word's next step and advice. */
+export interface CodeInfo<C extends string = string> {
+  /** The code as given. */
+  readonly code: C;
+  /** False for a code the catalog does not list (a site's own); its other members then come from the catalog's unknown-code rule. */
+  readonly known: boolean;
+  readonly status: number;
+  readonly retry: C extends Code ? CodeRetry[C] : RetryWord;
+  readonly next_step: NextStep;
+  readonly title: string;
+  /** What an agent should do about this code. */
+  readonly advice: string;
+  /** What an agent does for the code's retry word. */
+  readonly retry_advice: string;
+  readonly family: CodeEntry['family'];
+  readonly draft: boolean;
+}
+
+/** True when `code` is one of the catalog's codes. */
+export function isKnownCode(code: unknown): code is Code {
+  return typeof code === 'string' && Object.hasOwn(CODES, code);
+}
+
+/**
+ * What the catalog says about `code`. A code it does not list is a site's own: it keeps its name and
+ * gets the status and retry word of the catalog's unknown-code rule (seed 000: "treated as internal").
+ * @example lookup('rate_limited').retry // 'after_delay'
+ */
+export function lookup<C extends Code>(code: C): CodeInfo<C>;
+export function lookup(code: string): CodeInfo;
+export function lookup(code: string): CodeInfo {
+  const known = isKnownCode(code);
+  const entry: CodeEntry = CODES[known ? code : UNKNOWN_CODE];
+  const word = RETRY_WORDS[entry.retry];
+  return {
+    code,
+    known,
+    status: entry.status,
+    retry: entry.retry,
+    next_step: word.next_step,
+    title: known ? entry.title : code,
+    advice: known ? entry.advice : word.advice,
+    retry_advice: word.advice,
+    family: entry.family,
+    draft: entry.draft ?? false,
+  };
+}
+
+/** The code an agent gives an error response that names none, from its HTTP status alone. */
+export function codeForStatus(status: number): Code {
+  const listed = STATUS_DEFAULTS[String(status)];
+  if (listed) return listed;
+  return status >= 500 ? STATUS_FALLBACKS['5xx'] : STATUS_FALLBACKS['4xx'];
+}

@@ -1,0 +1,21 @@
+// @agent-index/errors: the catalog of error codes, their retry words, and validators for both bodies.
+export { CODES, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, UNKNOWN_CODE, EXAMPLES } from '../generated/catalog.js';
+export type { CodeEntry, RetryWordEntry } from '../generated/catalog.js';
+export type {
+  AnyCode,
+  Code,
+  CodeRequirements,
+  CodeRetry,
+  DelaySeconds,
+  Envelope,
+  EnvelopeError,
+  FieldError,
+  NextStep,
+  Problem,
+  ProblemFieldError,
+  RetryWord,
+} from '../generated/types.js';
+export { codeForStatus, isKnownCode, lookup } from './core/catalog.js';
+export type { CodeInfo } from './core/catalog.js';
+export { validateEnvelope, validateProblem } from './core/validate.js';
+export type { ValidationIssue, ValidationResult } from './core/validate.js';
