@@ -3,42 +3,74 @@
 // checks a known code against the catalog: its retry word, its status, and the word's next step.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
-import type { Catalog } from './catalog-model.js';
+import type { Catalog, Requirement } from './catalog-model.js';
 import { hoistedSchemas, type Schema } from './body-schemas.js';
 import { scriptHeader } from './header.js';
 
 const standaloneCode = standalone.default;
 const ID = 'agent-errors';
 
+/** The catalog's codes grouped by a value computed from each. */
+function groupBy(catalog: Catalog, key: (code: string) => string | number): Record<string, string[]> {
+  const groups: Record<string, string[]> = {};
+  for (const code of Object.keys(catalog.codes)) (groups[key(code)] ??= []).push(code);
+  return groups;
+}
+
 /**
  * `if code is one of these then member is V`, one rule per distinct value of `member` across the
  * catalog's codes. Grouping by value keeps the standalone module small.
  */
 function codeRules(catalog: Catalog, member: 'retry' | 'status'): Schema[] {
-  const groups = new Map<string | number, string[]>();
-  for (const [code, entry] of Object.entries(catalog.codes)) {
-    groups.set(entry[member], [...(groups.get(entry[member]) ?? []), code]);
-  }
-  return [...groups].map(([value, codes]) => ({
+  return Object.entries(groupBy(catalog, (code) => catalog.codes[code]![member])).map(([value, codes]) => ({
     if: { required: ['code'], properties: { code: { enum: codes } } },
-    then: { properties: { [member]: { const: value } } },
+    then: { properties: { [member]: { const: member === 'status' ? Number(value) : value } } },
   }));
 }
 
-/** The schemas the validators are compiled from: the body schemas plus the catalog's rules. */
+/** `if code is one of these then ...` for the codes whose retry word requires `requirement`. */
+function requirementRule(catalog: Catalog, requirement: Requirement, then: Schema): Schema[] {
+  const codes = Object.keys(catalog.codes).filter((code) => catalog.retry_words[catalog.codes[code]!.retry]!.requires.includes(requirement));
+  return codes.length ? [{ if: { required: ['code'], properties: { code: { enum: codes } } }, then }] : [];
+}
+
+/**
+ * The schemas the validators are compiled from: the body schemas plus the catalog's rules. A known
+ * code must carry its own retry word (and, in a problem, its status and next step) and what its
+ * word requires, even when a problem body leaves the optional retry member out.
+ */
 export async function validatorSchema(catalog: Catalog): Promise<Schema> {
   const $defs = await hoistedSchemas('#/$defs/');
   $defs.CatalogEnvelope = {
-    allOf: [{ $ref: '#/$defs/Envelope' }, { properties: { error: { allOf: codeRules(catalog, 'retry') } } }],
+    allOf: [
+      { $ref: '#/$defs/Envelope' },
+      {
+        properties: {
+          error: {
+            allOf: [
+              ...codeRules(catalog, 'retry'),
+              ...requirementRule(catalog, 'field', { properties: { field: { type: 'string' } } }),
+              ...requirementRule(catalog, 'retry_after', { properties: { retry_after: { type: 'integer' } } }),
+            ],
+          },
+        },
+      },
+    ],
   };
   $defs.CatalogProblem = {
     allOf: [
       { $ref: '#/$defs/Problem' },
       ...codeRules(catalog, 'retry'),
       ...codeRules(catalog, 'status'),
+      ...requirementRule(catalog, 'field', { required: ['param'] }),
+      ...requirementRule(catalog, 'retry_after', { required: ['retry_after_seconds'] }),
       ...Object.entries(catalog.retry_words).map(([word, entry]) => ({
         if: { required: ['retry'], properties: { retry: { const: word } } },
         then: { properties: { next_step: { const: entry.next_step } } },
+      })),
+      ...Object.entries(groupBy(catalog, (code) => catalog.retry_words[catalog.codes[code]!.retry]!.next_step)).map(([step, codes]) => ({
+        if: { required: ['code'], properties: { code: { enum: codes } } },
+        then: { properties: { next_step: { const: step } } },
       })),
     ],
   };

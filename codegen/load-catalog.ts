@@ -42,15 +42,15 @@ function metaSchema(): Promise<(value: unknown) => CatalogProblem[]> {
       validate(value)
         ? []
         : (validate.errors ?? [])
-            // The if/then wrapper error repeats what the inner error already says.
-            .filter((e) => e.keyword !== 'if')
-            .map((e) => ({
-              pointer: e.instancePath || '',
-              reason:
-                e.keyword === 'propertyName'
-                  ? `the key ${JSON.stringify(e.params.propertyName)} is not allowed here`
-                  : `${e.message ?? e.keyword}${e.keyword === 'enum' ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`,
-            }));
+            // Wrapper errors repeat what their inner error already says.
+            .filter((e) => e.keyword !== 'if' && e.keyword !== 'propertyNames')
+            .map((e) => {
+              const reason = `${e.message ?? e.keyword}${e.keyword === 'enum' ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : ''}`;
+              return {
+                pointer: e.instancePath,
+                reason: e.propertyName === undefined ? reason : `the key "${e.propertyName}" is not allowed here: it ${reason}`,
+              };
+            });
   })();
   return metaValidator;
 }

@@ -101,7 +101,7 @@ export interface Problem {
   instance?: string;
   code: AnyCode;
   next_step: NextStep;
-  retry: RetryWord;
+  retry?: RetryWord;
   /**
    * The request parameter at fault: the envelope's field.
    */

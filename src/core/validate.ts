@@ -16,8 +16,6 @@ export type ValidationResult<T> =
   | { readonly valid: true; readonly value: T; readonly errors: readonly [] }
   | { readonly valid: false; readonly errors: readonly ValidationIssue[] };
 
-const at = (pointer: string): string => (pointer === '' ? 'the body' : pointer);
-
 /** Reads a JSON pointer in `value`, or undefined when it leads nowhere. */
 function resolvePointer(value: unknown, pointer: string): unknown {
   let node = value;
@@ -53,8 +51,12 @@ function describe(error: ValidatorError, value: unknown): ValidationIssue | null
       return { pointer, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     case 'pattern':
       return { pointer, message: pointer.endsWith('/code') ? 'must be lowercase snake case, like rate_limited' : 'must not be empty or only white space' };
+    case 'type': {
+      const types = String(params.type).split(',').map((t) => (t === 'null' ? 'null' : `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`));
+      return { pointer, message: `must be ${types.join(' or ')}` };
+    }
     default:
-      return { pointer, message: `${at(pointer)} ${error.message ?? `fails ${error.keyword}`}` };
+      return { pointer, message: error.message ?? `fails ${error.keyword}` };
   }
 }
 

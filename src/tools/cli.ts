@@ -30,7 +30,11 @@ export function codeTableText(): string {
 }
 
 /** Runs the CLI with `argv` (without node and the script); returns the exit code. */
-export function run(argv: string[], out: (text: string) => void = (t) => process.stdout.write(t), err = (t: string) => process.stderr.write(t)): number {
+export function run(
+  argv: string[],
+  out: (text: string) => void = (t) => void process.stdout.write(t),
+  err: (text: string) => void = (t) => void process.stderr.write(t),
+): number {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' } } });

@@ -1,0 +1,57 @@
+import fc from 'fast-check';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { CODES, RETRY_WORDS, STATUS_DEFAULTS, UNKNOWN_CODE, codeForStatus, isKnownCode, lookup, type Code, type CodeInfo, type RetryWord } from '../../src/index.js';
+
+describe('lookup', () => {
+  it.each(Object.keys(CODES) as Code[])('gives %s its catalog status, retry word and next step', (code) => {
+    const info = lookup(code);
+    expect(info).toMatchObject({ code, known: true, status: CODES[code].status, retry: CODES[code].retry, advice: CODES[code].advice });
+    expect(info.next_step).toBe(RETRY_WORDS[CODES[code].retry].next_step);
+  });
+
+  it("treats a site's own code as the catalog's unknown-code rule says, keeping its name", () => {
+    const info = lookup('coupon_expired');
+    expect(info).toMatchObject({ code: 'coupon_expired', known: false, status: CODES[UNKNOWN_CODE].status, retry: CODES[UNKNOWN_CODE].retry });
+    expect(info.advice).toBe(RETRY_WORDS[CODES[UNKNOWN_CODE].retry].advice);
+  });
+
+  it('does not mistake members of Object.prototype for codes', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(isKnownCode(name)).toBe(false);
+      expect(lookup(name).known).toBe(false);
+    }
+  });
+
+  it('answers for any string without throwing', () => {
+    fc.assert(
+      fc.property(fc.string(), (code) => {
+        const info = lookup(code);
+        expect(info.code).toBe(code);
+        expect(Object.keys(RETRY_WORDS)).toContain(info.retry);
+        expect(info.known).toBe(isKnownCode(code));
+      }),
+    );
+  });
+
+  it('types the retry word of a known code as its literal', () => {
+    expectTypeOf(lookup('rate_limited').retry).toEqualTypeOf<'after_delay'>();
+    expectTypeOf(lookup('anything' as string)).toEqualTypeOf<CodeInfo>();
+    expectTypeOf(lookup('anything' as string).retry).toEqualTypeOf<RetryWord>();
+  });
+});
+
+describe('codeForStatus', () => {
+  it.each(Object.entries(STATUS_DEFAULTS))('gives status %s the code %s', (status, code) => {
+    expect(codeForStatus(Number(status))).toBe(code);
+  });
+
+  it('falls back by class for statuses the catalog does not list', () => {
+    expect(CODES[codeForStatus(418)].status).toBeGreaterThanOrEqual(400);
+    expect(CODES[codeForStatus(418)].status).toBeLessThan(500);
+    expect(CODES[codeForStatus(599)].status).toBeGreaterThanOrEqual(500);
+  });
+
+  it('always answers with a catalog code for any error status', () => {
+    fc.assert(fc.property(fc.integer({ min: 400, max: 599 }), (status) => void expect(isKnownCode(codeForStatus(status))).toBe(true)));
+  });
+});
