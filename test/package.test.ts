@@ -1,0 +1,60 @@
+// The exports map as a user meets it: build dist/, then import every subpath by the package's own
+// name (Node resolves a package's self-reference through its exports map).
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../codegen/paths.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+
+const PROBE = `
+import { createRequire } from 'node:module';
+const out = {};
+for (const sub of ['', '/site', '/agent', '/lint', '/vitest']) {
+  out['.' + sub] = Object.keys(await import('@agent-index/errors' + sub)).sort();
+}
+out['./openapi.json'] = (await import('@agent-index/errors/openapi.json', { with: { type: 'json' } })).default.openapi;
+out['./openapi-3.0.json'] = (await import('@agent-index/errors/openapi-3.0.json', { with: { type: 'json' } })).default.openapi;
+out['./schema/*'] = (await import('@agent-index/errors/schema/envelope.schema.json', { with: { type: 'json' } })).default.title;
+out['./package.json'] = createRequire(import.meta.url)('@agent-index/errors/package.json').name;
+console.log(JSON.stringify(out));
+`;
+
+describe('the exports map', () => {
+  let resolved: Record<string, unknown>;
+  beforeAll(() => {
+    execFileSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'pipe' });
+    const stdout = execFileSync(process.execPath, ['--no-warnings', '--input-type=module', '-e', PROBE], { cwd: ROOT, encoding: 'utf8' });
+    resolved = JSON.parse(stdout);
+  }, 120_000);
+
+  it('resolves every subpath the package declares, and no wildcard beyond ./schema/*', () => {
+    expect(Object.keys(pkg.exports).sort()).toEqual(Object.keys(resolved).sort());
+  });
+
+  it('serves the root API from the built package', () => {
+    expect(resolved['.']).toEqual(expect.arrayContaining(['CODES', 'RETRY_WORDS', 'lookup', 'isKnownCode', 'validateEnvelope', 'validateProblem']));
+    expect(resolved['./site']).toContain('lookup');
+    expect(resolved['./agent']).toContain('codeForStatus');
+    expect(resolved['./lint']).toContain('validateProblem');
+  });
+
+  it('serves the OpenAPI documents and the JSON Schemas as files', () => {
+    expect(resolved['./openapi.json']).toBe('3.1.0');
+    expect(resolved['./openapi-3.0.json']).toBe('3.0.3');
+    expect(resolved['./schema/*']).toBe('Envelope');
+    expect(resolved['./package.json']).toBe('@agent-index/errors');
+  });
+
+  it('lists types first in every conditional export', () => {
+    for (const [path, target] of Object.entries(pkg.exports)) {
+      if (typeof target === 'object') expect(Object.keys(target as object)[0], path).toBe('types');
+    }
+  });
+
+  it('runs the bin from the built package', () => {
+    const out = execFileSync(process.execPath, [join(ROOT, pkg.bin['agent-errors']), 'codes'], { encoding: 'utf8' });
+    expect(out).toMatch(/^rate_limited\s+429/m);
+  });
+});
