@@ -27,6 +27,15 @@ export function codesByStatus(catalog: Catalog): Map<number, string[]> {
   return out;
 }
 
+/** The Retry-After header; required on a response whose codes must all be able to send a delay. */
+function retryAfterHeader(required: boolean): OpenAPIV3_1.HeaderObject {
+  return {
+    description: `Seconds to wait before retrying: the same number as the body's retry_after (envelope) or retry_after_seconds (problem).${required ? ' Sent with every error of this status that must wait.' : ''}`,
+    required,
+    schema: { type: 'integer', minimum: 0 },
+  };
+}
+
 /** The 3.1 document. */
 export async function openApi31(catalog: Catalog, version: string): Promise<OpenAPIV3_1.Document> {
   const schemas = (await hoistedSchemas(PREFIX)) as Record<string, OpenAPIV3_1.SchemaObject>;
@@ -52,7 +61,8 @@ export async function openApi31(catalog: Catalog, version: string): Promise<Open
     });
     responses[responseName(status)] = {
       description: `${status} ${STATUS_CODES[status]}: ${codes.join(', ')}.`,
-      headers: { 'Retry-After': { $ref: `#/components/headers/${delayRequired ? 'RetryAfterRequired' : 'RetryAfter'}` } },
+      // Inline, not a $ref: openapi-typescript ignores `required: false` on a referenced header.
+      headers: { 'Retry-After': retryAfterHeader(delayRequired) },
       content: { 'application/json': media('envelope', 'Envelope'), 'application/problem+json': media('problem', 'Problem') },
     };
   }
@@ -67,17 +77,7 @@ export async function openApi31(catalog: Catalog, version: string): Promise<Open
     paths: {},
     components: {
       schemas,
-      headers: {
-        RetryAfter: {
-          description: 'Seconds to wait before retrying: the same number as the body\'s retry_after (envelope) or retry_after_seconds (problem).',
-          schema: { type: 'integer', minimum: 0 },
-        },
-        RetryAfterRequired: {
-          description: 'Seconds to wait before retrying: the same number as the body\'s retry_after (envelope) or retry_after_seconds (problem). Sent with every error of this status.',
-          required: true,
-          schema: { type: 'integer', minimum: 0 },
-        },
-      },
+      headers: { RetryAfter: retryAfterHeader(false) },
       responses,
       examples,
     },
