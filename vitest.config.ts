@@ -1,8 +1,19 @@
 import { defineConfig } from 'vitest/config';
+import type { Reporter, TestModule } from 'vitest/node';
+
+/** Ends the run with a plain "N passed, N failed" line that any CI log reader understands. */
+const plainSummary: Reporter = {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>) {
+    const counts = { passed: 0, failed: 0, skipped: 0, pending: 0 };
+    for (const module of testModules) for (const test of module.children.allTests()) counts[test.result().state] += 1;
+    process.stdout.write(`\nvitest: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
+  },
+};
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
+    reporters: ['default', plainSummary],
   },
 });
