@@ -1,9 +1,17 @@
 // generated/catalog.ts: the catalog as typed constant data, with every code's example bodies.
+import { STATUS_CODES } from 'node:http';
 import type { Catalog } from './catalog-model.js';
 import { allExamples } from './examples.js';
 import { scriptHeader } from './header.js';
 
 const data = (value: unknown): string => JSON.stringify(value, null, 2);
+
+/** Reason phrases of the 4xx and 5xx statuses Node knows. */
+function statusText(): Record<number, string> {
+  const out: Record<number, string> = {};
+  for (const [status, text] of Object.entries(STATUS_CODES)) if (Number(status) >= 400 && Number(status) <= 599 && text) out[Number(status)] = text;
+  return out;
+}
 
 /** The text of generated/catalog.ts. */
 export function emitCatalog(catalog: Catalog): string {
@@ -47,6 +55,12 @@ export function emitCatalog(catalog: Catalog): string {
     '',
     "/** The catalog code whose status and retry word an agent gives a code it does not know (a site's own). */",
     `export const UNKNOWN_CODE = ${JSON.stringify(catalog.unknown_code)} satisfies Code;`,
+    '',
+    "/** How an agent reads other vendors' error vocabularies: each table maps a vendor's value to a catalog code. */",
+    `export const READERS = ${data(catalog.readers)} as const satisfies Record<string, Readonly<Record<string, Code>>>;`,
+    '',
+    '/** The reason phrase of every error status (RFC 9110 section 15), for messages when a response says nothing better. */',
+    `export const STATUS_TEXT: Readonly<Record<number, string>> = ${data(statusText())};`,
     '',
     '/** The origin the documentation examples use for problem type URIs. */',
     `export const EXAMPLE_BASE = ${JSON.stringify(catalog.example_base)};`,

@@ -57,6 +57,16 @@ export async function validatorSchema(catalog: Catalog): Promise<Schema> {
       },
     ],
   };
+  // An envelope an agent built from a response that did not say everything: the same shape and
+  // catalog agreement, without the rules that the sender name a field or a delay.
+  const { allOf: _contractRules, ...receivedError } = $defs.EnvelopeError!;
+  $defs.ReceivedEnvelopeError = receivedError;
+  $defs.CatalogReceivedEnvelope = {
+    allOf: [
+      { ...$defs.Envelope, properties: { error: { $ref: '#/$defs/ReceivedEnvelopeError' } } },
+      { properties: { error: { allOf: codeRules(catalog, 'retry') } } },
+    ],
+  };
   $defs.CatalogProblem = {
     allOf: [
       { $ref: '#/$defs/Problem' },
@@ -78,7 +88,7 @@ export async function validatorSchema(catalog: Catalog): Promise<Schema> {
 }
 
 /** Named exports of the standalone module, each a validator for one body. */
-export const VALIDATOR_EXPORTS = { envelope: 'CatalogEnvelope', problem: 'CatalogProblem' } as const;
+export const VALIDATOR_EXPORTS = { envelope: 'CatalogEnvelope', receivedEnvelope: 'CatalogReceivedEnvelope', problem: 'CatalogProblem' } as const;
 
 /** A fresh ajv with the options both the standalone build and the run-time comparison use. */
 export function newAjv(): Ajv2020 {
@@ -118,6 +128,9 @@ export function emitValidatorTypes(): string {
     '',
     '/** Checks an envelope against the schema and the catalog. */',
     'export declare const envelope: Validator<Envelope>;',
+    '',
+    '/** Checks an envelope an agent built from a response: the shape and the catalog, without requiring a field or delay the response did not give. */',
+    'export declare const receivedEnvelope: Validator<Envelope>;',
     '',
     '/** Checks a problem body against the schema and the catalog. */',
     'export declare const problem: Validator<Problem>;',

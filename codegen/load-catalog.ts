@@ -86,6 +86,11 @@ async function crossReferences(catalog: Catalog): Promise<CatalogProblem[]> {
   for (const [status, code] of Object.entries(catalog.status_defaults)) {
     if (!catalog.codes[code]) problems.push({ pointer: `/status_defaults/${status}`, reason: `"${code}" is not a code of this catalog` });
   }
+  for (const [table, entries] of Object.entries(catalog.readers)) {
+    for (const [value, code] of Object.entries(entries)) {
+      if (!catalog.codes[code]) problems.push({ pointer: `/readers/${table}/${pointerSegment(value)}`, reason: `"${code}" is not a code of this catalog` });
+    }
+  }
   if (!catalog.codes[catalog.unknown_code]) {
     problems.push({ pointer: '/unknown_code', reason: `"${catalog.unknown_code}" is not a code of this catalog` });
   }

@@ -456,6 +456,100 @@ export const STATUS_FALLBACKS = {
 /** The catalog code whose status and retry word an agent gives a code it does not know (a site's own). */
 export const UNKNOWN_CODE = "internal" satisfies Code;
 
+/** How an agent reads other vendors' error vocabularies: each table maps a vendor's value to a catalog code. */
+export const READERS = {
+  "google_status": {
+    "INVALID_ARGUMENT": "invalid_input",
+    "FAILED_PRECONDITION": "invalid_input",
+    "OUT_OF_RANGE": "invalid_input",
+    "UNAUTHENTICATED": "auth_required",
+    "PERMISSION_DENIED": "not_allowed",
+    "NOT_FOUND": "not_found",
+    "ALREADY_EXISTS": "conflict",
+    "ABORTED": "conflict",
+    "RESOURCE_EXHAUSTED": "rate_limited",
+    "CANCELLED": "internal",
+    "UNKNOWN": "internal",
+    "INTERNAL": "internal",
+    "DATA_LOSS": "internal",
+    "UNIMPLEMENTED": "internal",
+    "DEADLINE_EXCEEDED": "internal",
+    "UNAVAILABLE": "temporarily_unavailable"
+  },
+  "stripe_type": {
+    "card_error": "payment_declined",
+    "rate_limit_error": "rate_limited",
+    "authentication_error": "auth_required",
+    "idempotency_error": "conflict",
+    "api_error": "internal"
+  },
+  "stripe_code": {
+    "parameter_missing": "missing_field",
+    "parameter_invalid_empty": "missing_field",
+    "resource_missing": "not_found",
+    "rate_limit": "rate_limited",
+    "lock_timeout": "conflict"
+  },
+  "github_error_code": {
+    "missing_field": "missing_field",
+    "missing": "invalid_input",
+    "invalid": "invalid_input",
+    "unprocessable": "invalid_input",
+    "already_exists": "conflict"
+  },
+  "openai_code": {
+    "rate_limit_exceeded": "rate_limited",
+    "insufficient_quota": "payment_required",
+    "invalid_api_key": "auth_required",
+    "model_not_found": "not_found"
+  }
+} as const satisfies Record<string, Readonly<Record<string, Code>>>;
+
+/** The reason phrase of every error status (RFC 9110 section 15), for messages when a response says nothing better. */
+export const STATUS_TEXT: Readonly<Record<number, string>> = {
+  "400": "Bad Request",
+  "401": "Unauthorized",
+  "402": "Payment Required",
+  "403": "Forbidden",
+  "404": "Not Found",
+  "405": "Method Not Allowed",
+  "406": "Not Acceptable",
+  "407": "Proxy Authentication Required",
+  "408": "Request Timeout",
+  "409": "Conflict",
+  "410": "Gone",
+  "411": "Length Required",
+  "412": "Precondition Failed",
+  "413": "Payload Too Large",
+  "414": "URI Too Long",
+  "415": "Unsupported Media Type",
+  "416": "Range Not Satisfiable",
+  "417": "Expectation Failed",
+  "418": "I'm a Teapot",
+  "421": "Misdirected Request",
+  "422": "Unprocessable Entity",
+  "423": "Locked",
+  "424": "Failed Dependency",
+  "425": "Too Early",
+  "426": "Upgrade Required",
+  "428": "Precondition Required",
+  "429": "Too Many Requests",
+  "431": "Request Header Fields Too Large",
+  "451": "Unavailable For Legal Reasons",
+  "500": "Internal Server Error",
+  "501": "Not Implemented",
+  "502": "Bad Gateway",
+  "503": "Service Unavailable",
+  "504": "Gateway Timeout",
+  "505": "HTTP Version Not Supported",
+  "506": "Variant Also Negotiates",
+  "507": "Insufficient Storage",
+  "508": "Loop Detected",
+  "509": "Bandwidth Limit Exceeded",
+  "510": "Not Extended",
+  "511": "Network Authentication Required"
+};
+
 /** The origin the documentation examples use for problem type URIs. */
 export const EXAMPLE_BASE = "https://api.example.com";
 

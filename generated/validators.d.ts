@@ -20,5 +20,8 @@ export interface Validator<T> {
 /** Checks an envelope against the schema and the catalog. */
 export declare const envelope: Validator<Envelope>;
 
+/** Checks an envelope an agent built from a response: the shape and the catalog, without requiring a field or delay the response did not give. */
+export declare const receivedEnvelope: Validator<Envelope>;
+
 /** Checks a problem body against the schema and the catalog. */
 export declare const problem: Validator<Problem>;

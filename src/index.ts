@@ -18,4 +18,4 @@ export type {
 export { codeForStatus, isKnownCode, lookup } from './core/catalog.js';
 export type { CodeInfo } from './core/catalog.js';
 export { validateEnvelope, validateProblem } from './core/validate.js';
-export type { ValidationIssue, ValidationResult } from './core/validate.js';
+export type { ValidateEnvelopeOptions, ValidationIssue, ValidationResult } from './core/validate.js';

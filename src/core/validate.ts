@@ -1,6 +1,12 @@
 // Validation of envelope and problem bodies with the generated standalone validators, with each
 // error given as a JSON pointer and a sentence.
-import { envelope as envelopeValidator, problem as problemValidator, type Validator, type ValidatorError } from '../../generated/validators.js';
+import {
+  envelope as envelopeValidator,
+  problem as problemValidator,
+  receivedEnvelope as receivedValidator,
+  type Validator,
+  type ValidatorError,
+} from '../../generated/validators.js';
 import type { Envelope, Problem } from '../../generated/types.js';
 
 /** One reason a body was refused. */
@@ -75,12 +81,23 @@ function run<T>(validator: Validator<T>, value: unknown): ValidationResult<T> {
   return { valid: false, errors };
 }
 
+/** Options of validateEnvelope. */
+export interface ValidateEnvelopeOptions {
+  /**
+   * Check an envelope an agent built from a response (fromResponse) rather than one a site sends:
+   * the field or delay its retry word calls for may be null when the response did not give it.
+   * @default false
+   */
+  readonly received?: boolean;
+}
+
 /**
- * Checks a body against the envelope schema and the catalog (a known code carries its own retry word).
+ * Checks a body against the envelope schema and the catalog: a known code carries its own retry
+ * word; `fix_input` names its field and `after_delay` its delay.
  * @example validateEnvelope(JSON.parse(text)).valid
  */
-export function validateEnvelope(value: unknown): ValidationResult<Envelope> {
-  return run(envelopeValidator, value);
+export function validateEnvelope(value: unknown, options: ValidateEnvelopeOptions = {}): ValidationResult<Envelope> {
+  return run(options.received ? receivedValidator : envelopeValidator, value);
 }
 
 /** Checks a body against the problem schema and the catalog (a known code carries its own status, retry word and next step). */
