@@ -458,6 +458,11 @@ export const UNKNOWN_CODE = "internal" satisfies Code;
 
 /** How an agent reads other vendors' error vocabularies: each table maps a vendor's value to a catalog code. */
 export const READERS = {
+  "next_step": {
+    "fix_request": "fix_input",
+    "wait": "after_delay",
+    "give_up": "no"
+  },
   "google_status": {
     "INVALID_ARGUMENT": "invalid_input",
     "FAILED_PRECONDITION": "invalid_input",
@@ -503,7 +508,7 @@ export const READERS = {
     "invalid_api_key": "auth_required",
     "model_not_found": "not_found"
   }
-} as const satisfies Record<string, Readonly<Record<string, Code>>>;
+} as const satisfies { readonly next_step: Readonly<Record<NextStep, RetryWord>> } & Record<string, Readonly<Record<string, Code | RetryWord>>>;
 
 /** The reason phrase of every error status (RFC 9110 section 15), for messages when a response says nothing better. */
 export const STATUS_TEXT: Readonly<Record<number, string>> = {
