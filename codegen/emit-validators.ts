@@ -107,7 +107,10 @@ export async function emitValidators(catalog: Catalog): Promise<string> {
   const exported: [string, string][] = [];
   const body = code
     .replace(/^"use strict";/, '')
-    .replace(/export const (\w+) = (\w+);/g, (_m, name: string, fn: string) => void exported.push([name, fn]) ?? '');
+    .replace(/export const (\w+) = (\w+);/g, (_m, name: string, fn: string) => {
+      exported.push([name, fn]);
+      return '';
+    });
   const names = exported.map(([name]) => name).join(', ');
   return [
     scriptHeader('schema/*.schema.json and schema/catalog.json'),

@@ -458,6 +458,12 @@ export const UNKNOWN_CODE = "internal" satisfies Code;
 
 /** How an agent reads other vendors' error vocabularies: each table maps a vendor's value to a catalog code. */
 export const READERS = {
+  "signals": {
+    "challenge": "needs_human",
+    "sold_out": "out_of_stock",
+    "rate_limit_headers": "rate_limited",
+    "network_failure": "temporarily_unavailable"
+  },
   "next_step": {
     "fix_request": "fix_input",
     "wait": "after_delay",
@@ -508,7 +514,7 @@ export const READERS = {
     "invalid_api_key": "auth_required",
     "model_not_found": "not_found"
   }
-} as const satisfies { readonly next_step: Readonly<Record<NextStep, RetryWord>> } & Record<string, Readonly<Record<string, Code | RetryWord>>>;
+} as const satisfies { readonly next_step: Readonly<Record<NextStep, RetryWord>>; readonly signals: Readonly<Record<string, Code>> } & Record<string, Readonly<Record<string, Code | RetryWord>>>;
 
 /** The reason phrase of every error status (RFC 9110 section 15), for messages when a response says nothing better. */
 export const STATUS_TEXT: Readonly<Record<number, string>> = {

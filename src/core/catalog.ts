@@ -20,6 +20,11 @@ export interface CodeInfo<C extends string = string> {
   readonly draft: boolean;
 }
 
+/** True when `word` is one of the catalog's retry words. */
+export function isRetryWord(word: unknown): word is RetryWord {
+  return typeof word === 'string' && Object.hasOwn(RETRY_WORDS, word);
+}
+
 /** True when `code` is one of the catalog's codes. */
 export function isKnownCode(code: unknown): code is Code {
   return typeof code === 'string' && Object.hasOwn(CODES, code);
@@ -54,5 +59,6 @@ export function lookup(code: string): CodeInfo {
 export function codeForStatus(status: number): Code {
   const listed = STATUS_DEFAULTS[String(status)];
   if (listed) return listed;
-  return status >= 500 ? STATUS_FALLBACKS['5xx'] : STATUS_FALLBACKS['4xx'];
+  // Anything that is not a 4xx (a 5xx, or a status that is no error status at all) says only that something failed.
+  return status >= 400 && status < 500 ? STATUS_FALLBACKS['4xx'] : STATUS_FALLBACKS['5xx'];
 }
