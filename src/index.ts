@@ -1,5 +1,5 @@
 // @agent-index/errors: the catalog of error codes, their retry words, and validators for both bodies.
-export { CODES, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, UNKNOWN_CODE, EXAMPLES } from '../generated/catalog.js';
+export { CODES, EXAMPLES, READERS, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, UNKNOWN_CODE } from '../generated/catalog.js';
 export type { CodeEntry, RetryWordEntry } from '../generated/catalog.js';
 export type {
   AnyCode,

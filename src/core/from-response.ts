@@ -1,0 +1,280 @@
+// fromResponse: any HTTP response, from any server, read as this package's envelope. Structured
+// bodies are read as they are; otherwise the status decides, refined only by documented signals.
+import { READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } from '../../generated/catalog.js';
+import type { Envelope, RetryWord } from '../../generated/types.js';
+import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
+import { delayFrom } from './delay.js';
+import { toHeaders, type HeadersInput } from './headers.js';
+import { cleanText, readPage, type PageSummary } from './html.js';
+import { challengeSignal, looksLikeDump, soldOut } from './signals.js';
+
+/** The most of a body fromResponse reads: enough for any error page's head, bounded for 10 MB pages. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** Options of fromResponse. */
+export interface FromResponseOptions {
+  /** The clock, in ms since the epoch, that HTTP-dates count from when the response has no Date header. @default Date.now() */
+  readonly now?: number;
+}
+
+type Json = Record<string, unknown>;
+
+/** What a structured body said; null members are what it did not say. */
+interface Reading {
+  code: string | null;
+  field: string | null;
+  message: string | null;
+  retry: RetryWord | null;
+}
+
+const CODE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+const NONE: Reading = { code: null, field: null, message: null, retry: null };
+
+const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
+// Own members only, of the right JSON type: RFC 9457 section 3.1 says a member of the wrong type is ignored.
+const own = (o: Json, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
+const str = (o: Json, key: string): string | null => {
+  const value = own(o, key);
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+};
+const obj = (o: Json, key: string): Json | null => {
+  const value = own(o, key);
+  return isObject(value) ? value : null;
+};
+const list = (o: Json, key: string): unknown[] => {
+  const value = own(o, key);
+  return Array.isArray(value) ? value : [];
+};
+/** The first object of a list. */
+const first = (items: unknown[]): Json | null => (isObject(items[0]) ? items[0] : null);
+
+/** A value from one of the catalog's reader tables, when it lists it. */
+function readerCode(table: Exclude<keyof typeof READERS, 'next_step' | 'signals'>, value: string | null): string | null {
+  if (value === null) return null;
+  const entries = READERS[table] as Readonly<Record<string, string>>;
+  return Object.hasOwn(entries, value) ? entries[value]! : null;
+}
+
+/** A code as a site wrote it, if it is one: lowercase snake case, or a spelling that becomes it. */
+function asCode(value: string | null): string | null {
+  if (value === null) return null;
+  if (CODE_PATTERN.test(value)) return value;
+  const snake = value.trim().replace(/[-.\s]+/g, '_').toLowerCase();
+  return snake.length <= 64 && CODE_PATTERN.test(snake) ? snake : null;
+}
+
+const asRetry = (value: string | null): RetryWord | null => (isRetryWord(value) ? value : null);
+
+// ---------------------------------------------------------------------------------------------
+// Readers, one per dialect. Each returns null when the body is not of its dialect.
+
+/** This package's envelope: {error: {code, message, field, retry, retry_after}}. */
+function readEnvelope(body: Json): Reading | null {
+  const error = obj(body, 'error');
+  if (!error || typeof own(error, 'code') !== 'string' || !('retry' in error || 'field' in error || 'retry_after' in error)) return null;
+  return { code: asCode(str(error, 'code')), field: str(error, 'field'), message: str(error, 'message'), retry: asRetry(str(error, 'retry')) };
+}
+
+/** google.rpc.Status as HTTP JSON (AIP-193): {error: {code: <number>, message, status, details}}. */
+function readGoogle(body: Json): Reading | null {
+  const error = obj(body, 'error');
+  if (!error || typeof own(error, 'code') !== 'number' || (str(error, 'status') === null && !Array.isArray(own(error, 'details')))) return null;
+  let field: string | null = null;
+  for (const detail of list(error, 'details')) {
+    if (!isObject(detail) || !str(detail, '@type')?.endsWith('google.rpc.BadRequest')) continue;
+    field = str(first(list(detail, 'fieldViolations')) ?? {}, 'field');
+    break;
+  }
+  return { code: readerCode('google_status', str(error, 'status')), field, message: str(error, 'message'), retry: null };
+}
+
+/** Stripe's and OpenAI's {error: {type, code, param, message, decline_code}}; Stripe's OAuth sends error as a string. */
+function readTypedError(body: Json): Reading | null {
+  const error = obj(body, 'error');
+  if (!error || str(error, 'type') === null) return null;
+  const code = str(error, 'code');
+  const type = str(error, 'type');
+  const resolved =
+    readerCode('openai_code', code) ??
+    readerCode('stripe_code', code) ??
+    // A decline_code is only ever on a declined card (Stripe, "Declines").
+    (str(error, 'decline_code') ? readerCode('stripe_type', 'card_error') : null) ??
+    readerCode('openai_code', type) ??
+    readerCode('stripe_type', type);
+  return { code: resolved, field: str(error, 'param'), message: str(error, 'message'), retry: null };
+}
+
+/** RFC 9457 / 7807 problem details, this package's extension members or any other vocabulary. */
+function readProblem(body: Json): Reading | null {
+  const type = str(body, 'type');
+  const hasStatus = typeof own(body, 'status') === 'number';
+  if (type === null && !(str(body, 'title') !== null && (hasStatus || str(body, 'detail') !== null))) return null;
+  // A type URI whose last segment is a catalog code names it: {base}/problems/{code}.
+  const segment = type?.split(/[/#]/).pop() ?? null;
+  const code = asCode(str(body, 'code')) ?? (segment !== null && isKnownCode(segment) ? segment : null);
+  const nested = first(list(body, 'errors'));
+  const field = str(body, 'param') ?? (nested ? (str(nested, 'param') ?? str(nested, 'field')) : null);
+  const nextStep = str(body, 'next_step');
+  const retry =
+    asRetry(str(body, 'retry')) ?? (nextStep !== null && Object.hasOwn(READERS.next_step, nextStep) ? READERS.next_step[nextStep as keyof typeof READERS.next_step] : null);
+  return { code, field, message: str(body, 'title') ?? str(body, 'detail'), retry };
+}
+
+/** GitHub's REST errors: {message, documentation_url, errors: [{resource, field, code}]}. */
+function readGitHub(body: Json): Reading | null {
+  const message = str(body, 'message');
+  if (message === null || (str(body, 'documentation_url') === null && !Array.isArray(own(body, 'errors')))) return null;
+  const detail = first(list(body, 'errors'));
+  return { code: detail ? readerCode('github_error_code', str(detail, 'code')) : null, field: detail ? str(detail, 'field') : null, message, retry: null };
+}
+
+/** Bodies that say only a sentence: Spring Boot, Rails, hapi/Fastify, OAuth, FastAPI and plain {error} or {message}. */
+function readLoose(body: Json): Reading | null {
+  const error = str(body, 'error');
+  const message = str(body, 'message');
+  // FastAPI validation: {detail: [{loc: ["body", "email"], msg}]}; other errors {detail: "..."}.
+  const detailItem = first(list(body, 'detail'));
+  if (detailItem) {
+    const loc = list(detailItem, 'loc');
+    const last = loc[loc.length - 1];
+    return { ...NONE, field: typeof last === 'string' ? last : null, message: str(detailItem, 'msg') };
+  }
+  const springNoMessage = message === 'No message available';
+  const text = str(body, 'error_description') ?? (message && !springNoMessage ? message : null) ?? error ?? str(body, 'detail');
+  return text === null ? null : { ...NONE, message: text };
+}
+
+const READERS_IN_ORDER = [readGoogle, readEnvelope, readTypedError, readProblem, readGitHub, readLoose];
+
+/** The first dialect that recognises the body, or nothing. */
+function readStructured(body: Json): Reading {
+  for (const read of READERS_IN_ORDER) {
+    try {
+      const reading = read(body);
+      if (reading) return reading;
+    } catch {
+      // A getter-laden or otherwise hostile object: the next reader, then the status, decide.
+    }
+  }
+  return NONE;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** The body as text (a bounded prefix) and, when it is JSON, parsed. */
+function decodeBody(body: unknown): { text: string | null; json: unknown } {
+  if (body === null || body === undefined) return { text: null, json: undefined };
+  if (typeof body === 'string') return parseText(body.length > MAX_BODY_BYTES ? body.slice(0, MAX_BODY_BYTES) : body);
+  let bytes: Uint8Array | null = null;
+  if (body instanceof Uint8Array) bytes = body;
+  else if (body instanceof ArrayBuffer) bytes = new Uint8Array(body);
+  else if (ArrayBuffer.isView(body)) bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  if (bytes) return parseText(new TextDecoder('utf-8', { fatal: false }).decode(bytes.subarray(0, MAX_BODY_BYTES)));
+  return { text: null, json: body };
+}
+
+function parseText(text: string): { text: string; json: unknown } {
+  const start = text.trimStart()[0];
+  if (start !== '{') return { text, json: undefined };
+  try {
+    return { text, json: JSON.parse(text) };
+  } catch {
+    return { text, json: undefined }; // truncated or malformed: read as a page
+  }
+}
+
+/** Titles that name no problem: Express's "Error", Spring's "Whitelabel Error Page", a bare number. */
+function informative(text: string | null): text is string {
+  if (text === null) return false;
+  const lower = text.toLowerCase();
+  return !(lower === 'error' || lower === 'whitelabel error page' || /^\d{0,3}$/.test(lower));
+}
+
+/** A message safe to show: its first line, cleaned, and never part of a stack trace or debug dump. */
+function safeMessage(candidate: string | null): string | null {
+  if (candidate === null) return null;
+  const line = candidate.slice(0, 4 * MAX_LINE).split(/\r?\n/, 1)[0]!;
+  if (looksLikeDump(candidate.slice(0, 4 * MAX_LINE))) return null;
+  const text = cleanText(line);
+  return text === '' ? null : text;
+}
+const MAX_LINE = 1000;
+
+/** The first line of a plain-text page, when the page is not HTML. */
+function plainLine(text: string | null, page: PageSummary | null): string | null {
+  if (text === null || page === null || page.lower.includes('<')) return null;
+  const line = text.trimStart().split(/\r?\n/, 1)[0] ?? '';
+  // Binary or mis-decoded bodies are no message: replacement characters or control characters.
+  return /[\uFFFD\u0000-\u0008\u000e-\u001f]/.test(line) ? null : line;
+}
+
+/** Only the headers that ask for a retry after a time, with the Date they count from. */
+function explicitRetryHeaders(headers: Headers): Headers {
+  const out = new Headers();
+  for (const name of ['retry-after', 'retry-after-ms', 'date']) {
+    const value = headers.get(name);
+    if (value !== null) out.set(name, value);
+  }
+  return out;
+}
+
+/** The code of a response whose body names none: its status, refined by what is safe to read. */
+function statusCode(status: number, headers: Headers, page: PageSummary | null): string {
+  // GitHub, "Rate limits for the REST API": an exhausted primary limit is a 403 or 429 with
+  // x-ratelimit-remaining: 0; a secondary limit is a 403 or 429 with retry-after. Not a permission error.
+  if ((status === 403 || status === 429) && (headers.get('x-ratelimit-remaining')?.trim() === '0' || headers.has('retry-after'))) {
+    return READERS.signals.rate_limit_headers;
+  }
+  if (status >= 400 && status < 500 && soldOut(page)) return READERS.signals.sold_out;
+  // A server failure stays what its status says, whatever its page claims (seed 000).
+  return codeForStatus(status);
+}
+
+/**
+ * Reads any HTTP response as an envelope. Never throws; the result always passes
+ * `validateEnvelope(result, { received: true })`, and the strict check whenever the response
+ * named the field and delay its code calls for.
+ * @example fromResponse(429, { 'retry-after': '30' }, '<html>...</html>').error.retry_after // 30
+ */
+export function fromResponse(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions = {}): Envelope {
+  const now = typeof options.now === 'number' && Number.isFinite(options.now) ? options.now : Date.now();
+  const safeStatus = Number.isInteger(status) ? status : 0;
+  const isError = safeStatus >= 400 && safeStatus <= 599;
+  const h = toHeaders(headers);
+  let text: string | null = null;
+  let json: unknown;
+  try {
+    ({ text, json } = decodeBody(body));
+  } catch {
+    text = null;
+  }
+  const page = text !== null && json === undefined ? readPage(text) : null;
+  const reading = isObject(json) ? readStructured(json) : NONE;
+
+  // A challenge wins over whatever the body says: the body is the challenge page.
+  const code = challengeSignal(h, page, isError) ? READERS.signals.challenge : (reading.code ?? statusCode(safeStatus, h, page));
+
+  const info = lookup(code);
+  // A known code keeps its catalog word; a site's own code keeps the word its body gave, if any.
+  const retry: RetryWord = info.known ? info.retry : (reading.retry ?? info.retry);
+  let delay: number | null = null;
+  const word: RetryWordEntry = RETRY_WORDS[retry];
+  if (word.next_step === 'wait') {
+    try {
+      // Quota reset headers say when a rate limit lifts, which is news only to a word that waits for
+      // a delay; a retry-once word takes only an explicit Retry-After or a delay in the body.
+      delay = delayFrom(word.requires.includes('retry_after') ? h : explicitRetryHeaders(h), json, now);
+    } catch {
+      delay = null;
+    }
+  }
+  const message =
+    safeMessage(reading.message) ??
+    (page && informative(page.title) ? safeMessage(page.title) : null) ??
+    (page && informative(page.heading) ? safeMessage(page.heading) : null) ??
+    safeMessage(plainLine(text, page)) ??
+    STATUS_TEXT[safeStatus] ??
+    info.title;
+  const field = reading.field === null ? null : cleanText(reading.field) || null;
+  return { error: { code, message, field, retry, retry_after: delay } };
+}

@@ -1,0 +1,84 @@
+// Reads the little an error page says about itself, its <title> and first <h1>, in linear time:
+// plain index scans over a bounded prefix, no regular expression that can backtrack.
+
+/** The longest message this package derives from a page. */
+export const MAX_MESSAGE_LENGTH = 200;
+
+const NAMED: Readonly<Record<string, string>> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', ndash: '–', mdash: '—', hellip: '…',
+  lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', copy: '©', reg: '®', middot: '·', bull: '•',
+};
+
+/** Decodes the HTML character references that page titles use: named ones above, decimal and hex. */
+export function decodeEntities(text: string): string {
+  return text.replace(/&(#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});/g, (whole, ref: string) => {
+    if (ref[0] !== '#') return Object.hasOwn(NAMED, ref) ? NAMED[ref]! : whole;
+    const point = ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+    // Surrogates, NUL and values past Unicode's end are not characters.
+    return point > 0 && point <= 0x10ffff && (point < 0xd800 || point > 0xdfff) ? String.fromCodePoint(point) : '\uFFFD';
+  });
+}
+
+/** Removes tags from a fragment, keeping their text, by one left-to-right scan. */
+function stripTags(fragment: string): string {
+  let out = '';
+  let i = 0;
+  while (i < fragment.length) {
+    const open = fragment.indexOf('<', i);
+    if (open < 0) {
+      out += fragment.slice(i);
+      break;
+    }
+    out += fragment.slice(i, open);
+    const close = fragment.indexOf('>', open + 1);
+    if (close < 0) break; // an unterminated tag: nothing after it is text
+    out += ' ';
+    i = close + 1;
+  }
+  return out;
+}
+
+/** Collapses white space, decodes references, and cuts to MAX_MESSAGE_LENGTH at a word if it can. */
+export function cleanText(text: string): string {
+  const flat = decodeEntities(text).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+  if (flat.length <= MAX_MESSAGE_LENGTH) return flat;
+  const cut = flat.slice(0, MAX_MESSAGE_LENGTH - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${space > MAX_MESSAGE_LENGTH / 2 ? cut.slice(0, space) : cut}…`;
+}
+
+/** The text inside the first `<tag ...>...</tag>` of a page, or null; `lower` is the page lowercased. */
+function element(page: string, lower: string, tag: string): string | null {
+  let from = 0;
+  for (;;) {
+    const start = lower.indexOf(`<${tag}`, from);
+    if (start < 0) return null;
+    const after = lower.charCodeAt(start + tag.length + 1);
+    // <title> or <title ...>, not <titles> or <h1x>
+    if (after === 62 /* > */ || after === 32 || after === 9 || after === 10 || after === 13 || after === 47 /* / */) {
+      const open = lower.indexOf('>', start);
+      if (open < 0) return null;
+      const end = lower.indexOf(`</${tag}`, open + 1);
+      const inner = page.slice(open + 1, end < 0 ? Math.min(page.length, open + 1 + 4 * MAX_MESSAGE_LENGTH) : end);
+      const text = cleanText(stripTags(inner));
+      return text === '' ? null : text;
+    }
+    from = start + 1;
+  }
+}
+
+/** What a page says about itself. */
+export interface PageSummary {
+  /** The page as given, lowercased once for the signal checks. */
+  readonly lower: string;
+  readonly title: string | null;
+  readonly heading: string | null;
+}
+
+/** Reads an HTML (or any text) page's title and main heading. */
+export function readPage(page: string): PageSummary {
+  const lower = page.toLowerCase();
+  // toLowerCase can change lengths (e.g. U+0130); index into the original only when they agree.
+  const source = lower.length === page.length ? page : lower;
+  return { lower, title: element(source, lower, 'title'), heading: element(source, lower, 'h1') };
+}

@@ -1,0 +1,78 @@
+// The few things a page or its headers may say that safely change what its status alone means.
+// Each rule names its source. Words alone are never a signal: prose such as "Just a moment while
+// we process your payment" or a CAPTCHA widget on a login form says nothing about this response.
+import type { PageSummary } from './html.js';
+
+/** Which rule found a challenge, for tests and logs. */
+export type ChallengeSignal =
+  | 'cf-mitigated'
+  | 'x-amzn-waf-action'
+  | 'x-vercel-mitigated'
+  | 'cloudflare-interstitial'
+  | 'perimeterx-block'
+  | 'datadome-block'
+  | 'akamai-challenge'
+  | 'imperva-block';
+
+/**
+ * The vendor signal that marks this response as a bot challenge or CAPTCHA wall, or null.
+ * `isError` says whether the status is an error; interstitial markers count only on errors.
+ */
+export function challengeSignal(headers: Headers, page: PageSummary | null, isError: boolean): ChallengeSignal | null {
+  // Cloudflare, "Detect a Challenge Page response": every challenge carries cf-mitigated: challenge.
+  if (headers.get('cf-mitigated')?.trim().toLowerCase() === 'challenge') return 'cf-mitigated';
+  // AWS WAF developer guide, CAPTCHA and Challenge actions: x-amzn-waf-action: captcha (HTTP 405) or challenge (HTTP 202).
+  const waf = headers.get('x-amzn-waf-action')?.trim().toLowerCase();
+  if (waf === 'captcha' || waf === 'challenge') return 'x-amzn-waf-action';
+  // Vercel Firewall docs: challenged requests get x-vercel-mitigated: challenge.
+  if (headers.get('x-vercel-mitigated')?.trim().toLowerCase() === 'challenge') return 'x-vercel-mitigated';
+  if (!page || !isError) return null;
+  const { lower, title } = page;
+  // Cloudflare's interstitial: the _cf_chl_opt bootstrap, its challenge-platform orchestrator and the
+  // fixed title. The jsd script Cloudflare injects into healthy pages is a different path and not enough.
+  if (lower.includes('window._cf_chl_opt') && lower.includes('/cdn-cgi/challenge-platform/') && title === 'Just a moment...') {
+    return 'cloudflare-interstitial';
+  }
+  // PerimeterX (HUMAN) block page: the px-captcha element with its fixed title, or the app id bootstrap.
+  if (lower.includes('px-captcha') && (title === 'Access to this page has been denied' || lower.includes('window._pxappid'))) {
+    return 'perimeterx-block';
+  }
+  // DataDome: a blocked request's page loads its CAPTCHA from geo.captcha-delivery.com.
+  if (lower.includes('geo.captcha-delivery.com') && (lower.includes('datadome') || headers.has('x-datadome') || headers.has('x-dd-b'))) {
+    return 'datadome-block';
+  }
+  // Akamai Bot Manager's challenge interstitial container.
+  if (lower.includes('sec-if-cpt-container')) return 'akamai-challenge';
+  // Imperva (Incapsula) block page, which loads its CAPTCHA through _Incapsula_Resource.
+  if (lower.includes('_incapsula_resource')) return 'imperva-block';
+  return null;
+}
+
+/** True when a 4xx page's own title or main heading says the item is sold out or out of stock. */
+export function soldOut(page: PageSummary | null): boolean {
+  if (!page) return false;
+  const says = (text: string | null): boolean => {
+    if (!text) return false;
+    const lower = text.toLowerCase();
+    return lower.includes('sold out') || lower.includes('out of stock');
+  };
+  // Only the page's own title or h1: "sold out" in a carousel of other products says nothing.
+  return says(page.title) || says(page.heading);
+}
+
+// Fragments that mark a stack trace, a source path or a framework's debug dump. A message that
+// carries one is replaced, never trimmed: trimming a dump still leaks what is left of it.
+const DUMP_MARKERS = [
+  'traceback (most recent call last)', // Python
+  '\n    at ', '\tat ', '    at ', // Node and Java stack frames
+  'node_modules/', '/home/', '/usr/', '/var/', '/srv/', '/opt/', '/app/', 'c:\\', // source paths
+  '.js:', '.ts:', '.py"', '.py:', '.java:', '.rb:', '.php', '.go:', '.cs:line', // file:line
+  'exception report', 'root cause', 'stack trace', 'stacktrace', 'exception at ', ' error at /', // framework dumps
+  'debug = true', 'django.', 'java.lang.', 'org.springframework', 'org.apache.', 'system.web', 'nested exception',
+];
+
+/** True when a candidate message looks like (part of) a stack trace or debug dump. */
+export function looksLikeDump(text: string): boolean {
+  const lower = text.toLowerCase();
+  return DUMP_MARKERS.some((marker) => lower.includes(marker)) || /\b[A-Z][A-Za-z]*(Error|Exception) at \//.test(text);
+}

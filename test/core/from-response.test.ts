@@ -1,0 +1,167 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CODES, READERS, validateEnvelope } from '../../src/index.js';
+import { fromResponse, MAX_BODY_BYTES } from '../../src/core/from-response.js';
+
+const STACKS = [
+  'Error: boom\n    at Object.<anonymous> (/home/deploy/app/server.js:12:9)\n    at Module._compile (node:internal/modules/cjs/loader:1364:14)',
+  'Traceback (most recent call last):\n  File "/srv/app/views.py", line 41, in checkout\n    total = price / qty\nZeroDivisionError: division by zero',
+  'java.lang.NullPointerException\n\tat com.example.shop.CartController.add(CartController.java:57)\n\tat org.springframework.web.servlet.FrameworkServlet.service(FrameworkServlet.java:897)',
+  "NoMethodError (undefined method `name' for nil:NilClass):\n  app/controllers/orders_controller.rb:14:in `show'",
+];
+const LEAKS = ['/home/deploy', 'server.js:12', 'Traceback', 'views.py', 'CartController.java', 'org.springframework', 'orders_controller.rb', 'node:internal'];
+
+/** The message fromResponse gives, after checking that the envelope is valid. */
+function read(status: number, headers: Record<string, string> | null, body: unknown) {
+  const envelope = fromResponse(status, headers, body, { now: Date.UTC(2026, 10, 30) });
+  expect(validateEnvelope(envelope, { received: true }).errors).toEqual([]);
+  return envelope.error;
+}
+
+describe('fromResponse on structured bodies', () => {
+  it('fills a missing retry word of an envelope from the catalog', () => {
+    expect(read(409, null, { error: { code: 'out_of_stock', message: 'Sold out', field: 'product_id', retry_after: null } })).toEqual({
+      code: 'out_of_stock', message: 'Sold out', field: 'product_id', retry: CODES.out_of_stock.retry, retry_after: null,
+    });
+  });
+
+  it("keeps a known code's catalog retry word even when the body says another", () => {
+    expect(read(404, null, { error: { code: 'not_found', message: 'x', field: null, retry: 'after_delay', retry_after: 5 } }).retry).toBe(CODES.not_found.retry);
+  });
+
+  it("passes a site's own code through, with the retry word its body gave or the unknown-code word", () => {
+    expect(read(409, null, { error: { code: 'coupon_expired', message: 'x', field: null, retry: 'refetch', retry_after: null } })).toMatchObject({ code: 'coupon_expired', retry: 'refetch' });
+    expect(read(409, null, { error: { code: 'coupon_expired', message: 'x', field: null } })).toMatchObject({ code: 'coupon_expired', retry: CODES.internal.retry });
+  });
+
+  it('reads a problem by its code member, else by a catalog code in its type URI, else by status', () => {
+    expect(read(429, { 'retry-after': '7' }, { type: 'https://a.example/problems/x', title: 'T', status: 429, code: 'rate_limited' })).toMatchObject({ code: 'rate_limited', retry_after: 7 });
+    expect(read(409, null, { type: 'https://a.example/problems/conflict', title: 'T', status: 409 }).code).toBe('conflict');
+    expect(read(403, null, { type: 'https://example.com/probs/out-of-credit', title: 'You do not have enough credit.', status: 403 }).code).toBe('not_allowed');
+  });
+
+  it('ignores problem members of the wrong JSON type (RFC 9457 section 3.1)', () => {
+    expect(read(400, null, { type: 'about:blank', title: 42, status: '400', detail: 'bad', param: ['x'], code: 7 })).toMatchObject({ code: 'invalid_input', field: null, message: 'bad' });
+  });
+
+  it("gives a site's own problem code the word for its next_step", () => {
+    expect(read(503, null, { type: 'about:blank', title: 'Closed', status: 503, code: 'shop_closed', next_step: 'wait', retry_after_seconds: 60 })).toMatchObject({
+      code: 'shop_closed', retry: READERS.next_step.wait, retry_after: 60,
+    });
+  });
+
+  it('reads google.rpc.Status: the status enum, the BadRequest field and the RetryInfo delay', () => {
+    const body = { error: { code: 400, message: 'Invalid currency', status: 'INVALID_ARGUMENT', details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'currency', description: 'required' }] }] } };
+    expect(read(400, null, body)).toMatchObject({ code: 'invalid_input', field: 'currency', message: 'Invalid currency' });
+  });
+
+  it('reads OpenAI insufficient_quota as a billing stop, not a rate limit', () => {
+    expect(read(429, { 'retry-after': '20' }, { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', param: null, code: 'insufficient_quota' } }).code).toBe(READERS.openai_code.insufficient_quota);
+  });
+
+  it('reads a Stripe decline and an OAuth error string', () => {
+    expect(read(402, null, { error: { type: 'card_error', code: 'card_declined', decline_code: 'insufficient_funds', message: 'Your card has insufficient funds.' } }).code).toBe('payment_declined');
+    expect(read(400, null, { error: 'invalid_grant', error_description: 'Authorization code expired' })).toMatchObject({ code: 'invalid_input', message: 'Authorization code expired' });
+  });
+
+  it('reads a 403 with an exhausted GitHub rate limit as rate_limited, counting the reset from the Date header', () => {
+    const date = 'Mon, 30 Nov 2026 12:00:00 GMT';
+    const reset = String(Date.UTC(2026, 10, 30, 12, 0, 45) / 1000);
+    expect(read(403, { date, 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset }, { message: 'API rate limit exceeded for 1.2.3.4.', documentation_url: 'https://docs.github.com/rest' })).toMatchObject({
+      code: 'rate_limited', retry_after: 45,
+    });
+    expect(read(403, null, { message: 'Must have admin rights to Repository.', documentation_url: 'https://docs.github.com/rest' }).code).toBe('not_allowed');
+  });
+});
+
+describe('fromResponse on pages', () => {
+  it('takes the title, else the main heading, else the status phrase', () => {
+    expect(read(502, null, '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>').message).toBe('502 Bad Gateway');
+    expect(read(404, null, '<html><head><title>Error</title></head><body><h1>No &amp; such &#8212; page</h1></body></html>').message).toBe('No & such — page');
+    expect(read(404, null, '<html><head><title>Error</title></head><body><pre>Cannot GET /x</pre></body></html>').message).toBe('Not Found');
+  });
+
+  it('keeps a 5xx internal whatever its page says', () => {
+    expect(read(500, null, '<title>Rate limit exceeded, try again in 30 seconds</title>')).toMatchObject({ code: 'internal', retry_after: null });
+    expect(read(502, null, '<title>Sold out</title>').code).toBe('internal');
+  });
+
+  it('reads sold out only from the title or main heading of a 4xx page', () => {
+    expect(read(410, null, '<title>Shop</title><h1>Sold out</h1>').code).toBe(READERS.signals.sold_out);
+    expect(read(404, null, '<title>Page not found</title><h1>Not found</h1><div class="carousel"><span>Sold out</span></div>').code).toBe('not_found');
+  });
+
+  it('finds a challenge from vendor headers on any status, and from interstitial markers only on errors', () => {
+    expect(read(403, { 'cf-mitigated': 'challenge' }, '<title>Just a moment...</title>').code).toBe(READERS.signals.challenge);
+    expect(read(202, { 'x-amzn-waf-action': 'challenge' }, '').code).toBe(READERS.signals.challenge);
+    const interstitial = '<title>Just a moment...</title><script>window._cf_chl_opt={};</script><script src="/cdn-cgi/challenge-platform/h/b/orchestrate/chl_page/v1"></script>';
+    expect(read(503, null, interstitial).code).toBe(READERS.signals.challenge);
+    expect(read(401, null, '<title>Sign in</title><div class="g-recaptcha" data-sitekey="x"></div>').code).toBe('auth_required');
+    expect(read(404, { 'content-security-policy': "script-src https://www.google.com/recaptcha/ https://challenges.cloudflare.com" }, '<title>Not here</title>').code).toBe('not_found');
+    expect(read(404, { server: 'cloudflare' }, '<title>Missing</title><script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script>').code).toBe('not_found');
+  });
+
+  it.each(STACKS)('never puts a stack trace in the message: %#', (stack) => {
+    const pages = [
+      `<html><head><title>Error</title></head><body><pre>${stack}</pre></body></html>`,
+      `<html><head><title>${stack}</title></head></html>`,
+      `<h1>${stack}</h1>`,
+      stack,
+      { message: stack },
+      { error: { code: 'internal', message: stack, field: null } },
+      { type: 'about:blank', title: stack, status: 500 },
+    ];
+    for (const body of pages) {
+      const { message } = read(500, { 'content-type': 'text/plain' }, body);
+      for (const leak of LEAKS) expect(message).not.toContain(leak);
+    }
+  });
+
+  it('reads at most a fixed prefix of a 10 MB page', () => {
+    const huge = `<title>Too big</title>${'x'.repeat(10 * 1024 * 1024)}`;
+    expect(read(413, null, huge)).toMatchObject({ code: 'invalid_input', message: 'Too big' });
+    expect(read(503, null, new TextEncoder().encode(`${' '.repeat(MAX_BODY_BYTES)}<title>Beyond the prefix</title>`)).message).toBe('Service Unavailable');
+  });
+});
+
+describe('fromResponse on anything at all', () => {
+  it('does not throw on odd statuses, binary, truncated, deep or hostile bodies', () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const deepObject = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const hostile = { get error() { throw new Error('getter'); } };
+    for (const [status, body] of [
+      [0, null], [999, 'x'], [-1, undefined], [Number.NaN, ''], [500, new Uint8Array([0xff, 0xfe, 0, 1])], [500, new ArrayBuffer(8)],
+      [500, '{"error": {"code": "x"'], [500, deep], [400, deepObject], [400, hostile], [400, [1, 2]], [400, 42], [400, true],
+      [400, '{"__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "error": "bad"}'],
+    ] as [number, unknown][]) {
+      expect(() => read(status, null, body)).not.toThrow();
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('never throws, always validates, and never leaks a planted stack frame (10,000 runs)', () => {
+    const frame = fc.constantFrom(...STACKS);
+    const text = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), frame, fc.constantFrom('<title>', '</h1>', '&#x0;', '&amp;', '\r\n'));
+    const html = fc.array(text, { maxLength: 8 }).map((parts) => parts.join(''));
+    const jsonBody = fc.oneof(
+      fc.jsonValue(),
+      fc.record({ error: fc.record({ code: fc.oneof(fc.string(), fc.constantFrom('rate_limited', 'invalid_input', 'site_code')), message: text, field: fc.option(text), retry: fc.string(), retry_after: fc.jsonValue() }, { requiredKeys: [] }) }),
+      fc.record({ type: text, title: text, status: fc.jsonValue(), code: fc.string(), next_step: fc.constantFrom('wait', 'give_up', 'fix_request', 'x'), retry_after_seconds: fc.jsonValue(), param: fc.jsonValue() }, { requiredKeys: [] }),
+      fc.record({ error: fc.record({ code: fc.integer(), status: fc.string(), message: text, details: fc.array(fc.jsonValue()) }, { requiredKeys: [] }) }),
+      fc.record({ message: text, documentation_url: fc.string(), errors: fc.array(fc.jsonValue()) }, { requiredKeys: [] }),
+    );
+    const body = fc.oneof(html, jsonBody, jsonBody.map((v) => JSON.stringify(v)), fc.uint8Array({ maxLength: 64 }), fc.constant(null));
+    const headers = fc.dictionary(
+      fc.constantFrom('retry-after', 'date', 'x-ratelimit-reset', 'x-ratelimit-remaining', 'ratelimit', 'cf-mitigated', 'content-type', 'retry-after-ms', 'x-ratelimit-reset-requests'),
+      fc.oneof(fc.string(), fc.integer().map(String), fc.constantFrom('0', 'challenge', 'Sun, 06 Nov 1994 08:49:37 GMT', '"default";r=0;t=30')),
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.integer({ min: 400, max: 599 }), fc.integer()), headers, body, (status, h, b) => {
+        const error = read(status, h, b);
+        for (const leak of LEAKS) expect(error.message).not.toContain(leak);
+        expect(error.message.length).toBeLessThanOrEqual(200);
+      }),
+      { numRuns: 10_000 },
+    );
+  });
+});
