@@ -1,5 +1,5 @@
 // Real HTTP servers on loopback for the tests, with a count of the requests they saw.
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface TestServer {
@@ -12,7 +12,7 @@ export interface TestServer {
 }
 
 /** Listens on a free loopback port with `handler` (a node:http listener or an Express app). */
-export async function serve(handler: RequestListener | ((req: IncomingMessage, res: ServerResponse) => void)): Promise<TestServer> {
+export async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<TestServer> {
   let count = 0;
   const server = createServer((req, res) => {
     count += 1;
