@@ -36,7 +36,7 @@ describe('the exports map', () => {
   it('serves the root API from the built package', () => {
     expect(resolved['.']).toEqual(expect.arrayContaining(['CODES', 'RETRY_WORDS', 'lookup', 'isKnownCode', 'validateEnvelope', 'validateProblem']));
     expect(resolved['./site']).toContain('lookup');
-    expect(resolved['./agent']).toContain('codeForStatus');
+    expect(resolved['./agent']).toEqual(expect.arrayContaining(['fromResponse', 'createAgentClient', 'agentFetch', 'delayFrom', 'createDiskStore']));
     expect(resolved['./lint']).toContain('validateProblem');
   });
 

@@ -1,0 +1,152 @@
+// agentFetch: one call that always says what happened. Failures carry code, retry and advice;
+// when the site failed and an older copy is allowed, the copy comes back marked stale, with why.
+import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import type { EnvelopeError, RetryWord } from '../../generated/types.js';
+import { createAgentClient, type AgentClientOptions } from './client.js';
+import { defaultStore, type CachedCopy } from './store.js';
+
+/** Why a stale copy was served: the failure the site answered with. */
+export interface StaleBecause {
+  readonly code: string;
+  readonly message: string;
+  readonly retry: RetryWord;
+  readonly retry_after: number | null;
+}
+
+/** A page the site served, now or earlier. */
+export interface FetchSuccess {
+  readonly ok: true;
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: string;
+  /** The URL after redirects. */
+  readonly url: string;
+  /** True when this is an older copy served because the site failed. */
+  readonly stale: boolean;
+  /** How old a stale copy is, in whole seconds. */
+  readonly age_seconds?: number;
+  readonly stale_because?: StaleBecause;
+}
+
+/** A failure, with what to do about it. */
+export interface FetchFailure {
+  readonly ok: false;
+  readonly code: string;
+  readonly message: string;
+  readonly field: string | null;
+  readonly retry: RetryWord;
+  readonly retry_after: number | null;
+  /** The catalog's advice for the code. */
+  readonly advice: string;
+  /** The site's status, or null when no response arrived (or the answer came from memory). */
+  readonly status: number | null;
+}
+
+export type FetchResult = FetchSuccess | FetchFailure;
+
+/** Options of agentFetch: the client's, plus the request and how stale a copy may be. */
+export interface AgentFetchOptions extends AgentClientOptions {
+  /** The request's method, headers and body; only GET responses are kept. @default a GET */
+  readonly init?: RequestInit;
+  /**
+   * How old a copy may be and still be served when the site fails, in seconds, for responses
+   * that set no stale-if-error (RFC 5861) of their own; a larger stale-if-error wins.
+   * @default 86400
+   */
+  readonly maxStaleSeconds?: number;
+  /** Give up on a response after this many seconds, as a failure that may be answered with a copy. */
+  readonly timeoutSeconds?: number;
+}
+
+// Answers about the thing itself, or about the caller's right to it, are never covered by a copy.
+const NEVER_STALE = new Set([401, 402, 403, 404, 410]);
+
+/** Seconds a copy may be served stale after a failure: its own freshness plus stale-if-error, or the configured allowance. */
+export function staleAllowance(copy: CachedCopy, maxStaleSeconds: number): number {
+  const directives = new Map<string, string>();
+  for (const [name, value] of copy.headers) {
+    if (name.toLowerCase() !== 'cache-control') continue;
+    for (const part of value.split(',')) {
+      const [key = '', arg = ''] = part.trim().split('=', 2);
+      directives.set(key.toLowerCase(), arg.replace(/^"|"$/g, ''));
+    }
+  }
+  // RFC 9111 section 5.2.2.2 and 5.2.2.4: must-revalidate and no-cache forbid serving it stale.
+  if (directives.has('must-revalidate') || directives.has('no-cache')) return -1;
+  const seconds = (name: string): number => (/^\d+$/.test(directives.get(name) ?? '') ? Number(directives.get(name)) : 0);
+  // RFC 5861 section 4: stale-if-error=N allows N seconds past the copy's freshness lifetime.
+  return Math.max(maxStaleSeconds, directives.has('stale-if-error') ? seconds('max-age') + seconds('stale-if-error') : 0);
+}
+
+const storable = (headers: Headers): boolean => !/(^|,)\s*no-store\s*(,|$)/i.test(headers.get('cache-control') ?? '');
+
+function failed(error: EnvelopeError, advice: string, status: number | null): FetchFailure {
+  return { ok: false, code: error.code, message: error.message, field: error.field, retry: error.retry, retry_after: error.retry_after, advice, status };
+}
+
+/**
+ * Fetches a URL as an agent: failures come back as data with code, retry and advice, and when the
+ * site fails (5xx, no response, a wait longer than the client takes) a kept copy within its
+ * allowance comes back with `stale: true` and `stale_because`.
+ * @example
+ * const page = await agentFetch('https://shop.example/item/42');
+ * if (page.ok && page.stale) console.log('served from', page.age_seconds, 's ago because', page.stale_because.code);
+ */
+export async function agentFetch(url: string | URL, options: AgentFetchOptions = {}): Promise<FetchResult> {
+  const store = options.store ?? defaultStore();
+  const now = options.now ?? Date.now;
+  const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const timeout = options.timeoutSeconds;
+  const fetchWithTimeout: typeof fetch =
+    timeout === undefined
+      ? baseFetch
+      : (input, init) => {
+          const request = new Request(input, init);
+          return baseFetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeout * 1000)]) });
+        };
+  const client = createAgentClient({ ...options, store, fetch: fetchWithTimeout });
+  const request = new Request(url, options.init);
+  const key = `${request.method} ${request.url}`;
+  const cacheable = request.method === 'GET';
+  const result = await client.fetch(request);
+
+  if (result.ok) {
+    const { response } = result;
+    const body = await response.text();
+    if (cacheable && response.status >= 200 && response.status < 300 && response.status !== 206 && storable(response.headers)) {
+      const age = Number(response.headers.get('age'));
+      await store.setCopy(key, {
+        url: response.url || request.url,
+        status: response.status,
+        headers: [...response.headers],
+        body,
+        storedAt: now() - (Number.isFinite(age) && age > 0 ? age * 1000 : 0),
+      });
+    }
+    return { ok: true, status: response.status, headers: response.headers, body, url: response.url || request.url, stale: false };
+  }
+
+  const { error, advice } = result;
+  const status = result.response?.status ?? null;
+  const word: RetryWordEntry = RETRY_WORDS[error.retry];
+  // The site failed, rather than answered: a 5xx, no response, or a wait longer than the client takes.
+  const siteFailed =
+    (status === null || status >= 500 || word.requires.includes('retry_after')) && !(status !== null && NEVER_STALE.has(status));
+  const copy = siteFailed && cacheable ? await store.getCopy(key) : undefined;
+  if (copy) {
+    const age = Math.max(0, Math.floor((now() - copy.storedAt) / 1000));
+    if (age <= staleAllowance(copy, options.maxStaleSeconds ?? 86_400)) {
+      return {
+        ok: true,
+        status: copy.status,
+        headers: new Headers(copy.headers as [string, string][]),
+        body: copy.body,
+        url: copy.url,
+        stale: true,
+        age_seconds: age,
+        stale_because: { code: error.code, message: error.message, retry: error.retry, retry_after: error.retry_after },
+      };
+    }
+  }
+  return failed(error, advice, status);
+}
