@@ -123,6 +123,13 @@ describe('the agent client', () => {
     expect(result.ok || result.response).toBeUndefined();
   });
 
+  it('reports a connection the server resets as such', async () => {
+    const server = await serve((req) => req.socket.destroy());
+    servers.push(server);
+    const result = await client().fetch(`${server.url}/x`);
+    expect(result).toMatchObject({ ok: false, error: { code: READERS.signals.network_failure, message: `${new URL(server.url).host}: the connection was reset` } });
+  });
+
   it('lets an AbortSignal cancel a wait', async () => {
     const server = await scripted([{ status: 429, headers: { 'retry-after': '30' } }, { status: 200 }]);
     const real = createAgentClient({ store: createMemoryStore() });
