@@ -67,28 +67,40 @@ export async function validatorSchema(catalog: Catalog): Promise<Schema> {
       { properties: { error: { allOf: codeRules(catalog, 'retry') } } },
     ],
   };
+  // Agreement of a known code with its status, retry word and next step, for both problem validators.
+  const problemAgreement = [
+    ...codeRules(catalog, 'retry'),
+    ...codeRules(catalog, 'status'),
+    ...Object.entries(catalog.retry_words).map(([word, entry]) => ({
+      if: { required: ['retry'], properties: { retry: { const: word } } },
+      then: { properties: { next_step: { const: entry.next_step } } },
+    })),
+    ...Object.entries(groupBy(catalog, (code) => catalog.retry_words[catalog.codes[code]!.retry]!.next_step)).map(([step, codes]) => ({
+      if: { required: ['code'], properties: { code: { enum: codes } } },
+      then: { properties: { next_step: { const: step } } },
+    })),
+  ];
   $defs.CatalogProblem = {
     allOf: [
       { $ref: '#/$defs/Problem' },
-      ...codeRules(catalog, 'retry'),
-      ...codeRules(catalog, 'status'),
+      ...problemAgreement,
       ...requirementRule(catalog, 'field', { required: ['param'] }),
       ...requirementRule(catalog, 'retry_after', { required: ['retry_after_seconds'] }),
-      ...Object.entries(catalog.retry_words).map(([word, entry]) => ({
-        if: { required: ['retry'], properties: { retry: { const: word } } },
-        then: { properties: { next_step: { const: entry.next_step } } },
-      })),
-      ...Object.entries(groupBy(catalog, (code) => catalog.retry_words[catalog.codes[code]!.retry]!.next_step)).map(([step, codes]) => ({
-        if: { required: ['code'], properties: { code: { enum: codes } } },
-        then: { properties: { next_step: { const: step } } },
-      })),
     ],
   };
+  // A problem converted from a response that named no field or delay: shape and agreement only.
+  const { allOf: _problemRules, ...receivedProblem } = $defs.Problem!;
+  $defs.CatalogReceivedProblem = { allOf: [receivedProblem, ...problemAgreement] };
   return { $id: ID, $defs };
 }
 
 /** Named exports of the standalone module, each a validator for one body. */
-export const VALIDATOR_EXPORTS = { envelope: 'CatalogEnvelope', receivedEnvelope: 'CatalogReceivedEnvelope', problem: 'CatalogProblem' } as const;
+export const VALIDATOR_EXPORTS = {
+  envelope: 'CatalogEnvelope',
+  receivedEnvelope: 'CatalogReceivedEnvelope',
+  problem: 'CatalogProblem',
+  receivedProblem: 'CatalogReceivedProblem',
+} as const;
 
 /** A fresh ajv with the options both the standalone build and the run-time comparison use. */
 export function newAjv(): Ajv2020 {
@@ -151,6 +163,9 @@ export function emitValidatorTypes(): string {
     '',
     '/** Checks a problem body against the schema and the catalog. */',
     'export declare const problem: Validator<Problem>;',
+    '',
+    '/** Checks a problem body converted from a response: the shape and the catalog, without requiring a param or delay the response did not give. */',
+    'export declare const receivedProblem: Validator<Problem>;',
     '',
   ].join('\n');
 }

@@ -25,3 +25,6 @@ export declare const receivedEnvelope: Validator<Envelope>;
 
 /** Checks a problem body against the schema and the catalog. */
 export declare const problem: Validator<Problem>;
+
+/** Checks a problem body converted from a response: the shape and the catalog, without requiring a param or delay the response did not give. */
+export declare const receivedProblem: Validator<Problem>;

@@ -4,6 +4,7 @@ import {
   envelope as envelopeValidator,
   problem as problemValidator,
   receivedEnvelope as receivedValidator,
+  receivedProblem as receivedProblemValidator,
   type Validator,
   type ValidatorError,
 } from '../../generated/validators.js';
@@ -81,11 +82,12 @@ function run<T>(validator: Validator<T>, value: unknown): ValidationResult<T> {
   return { valid: false, errors };
 }
 
-/** Options of validateEnvelope. */
+/** Options of validateEnvelope and validateProblem. */
 export interface ValidateEnvelopeOptions {
   /**
-   * Check an envelope an agent built from a response (fromResponse) rather than one a site sends:
-   * the field or delay its retry word calls for may be null when the response did not give it.
+   * Check a body built from a response that did not say everything (fromResponse, or AgentFriendly
+   * converting an app's error page) rather than one a site builds itself: the field or delay its
+   * retry word calls for may be missing when the response did not give it.
    * @default false
    */
   readonly received?: boolean;
@@ -101,6 +103,6 @@ export function validateEnvelope(value: unknown, options: ValidateEnvelopeOption
 }
 
 /** Checks a body against the problem schema and the catalog (a known code carries its own status, retry word and next step). */
-export function validateProblem(value: unknown): ValidationResult<Problem> {
-  return run(problemValidator, value);
+export function validateProblem(value: unknown, options: ValidateEnvelopeOptions = {}): ValidationResult<Problem> {
+  return run(options.received ? receivedProblemValidator : problemValidator, value);
 }

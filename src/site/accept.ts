@@ -1,0 +1,76 @@
+// Accept (RFC 9110 section 12.5.1) with q-values and specificity: what a caller prefers, and
+// whether the caller is an agent. Hand-written because deciding "agent" needs each range's q and
+// whether a type matched exactly or only through a wildcard, which the usual negotiators keep private.
+
+/** One media range of an Accept header. */
+export interface MediaRange {
+  readonly type: string;
+  readonly subtype: string;
+  readonly q: number;
+}
+
+/** The longest Accept value read; browsers send a few hundred bytes, and the rest is ignored. */
+const MAX_ACCEPT_LENGTH = 4096;
+/** The most ranges read. */
+const MAX_RANGES = 64;
+
+/** Parses an Accept value into media ranges; malformed ranges are skipped, never thrown. */
+export function parseAccept(value: string | null | undefined): MediaRange[] {
+  if (!value) return [];
+  const ranges: MediaRange[] = [];
+  for (const part of value.slice(0, MAX_ACCEPT_LENGTH).split(',', MAX_RANGES)) {
+    const [range = '', ...params] = part.split(';');
+    const slash = range.indexOf('/');
+    if (slash < 0) continue;
+    const type = range.slice(0, slash).trim().toLowerCase();
+    const subtype = range.slice(slash + 1).trim().toLowerCase();
+    if (!type || !subtype || (type === '*' && subtype !== '*')) continue;
+    let q = 1;
+    for (const param of params) {
+      const eq = param.indexOf('=');
+      if (eq < 0 || param.slice(0, eq).trim().toLowerCase() !== 'q') continue;
+      // qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ), RFC 9110 section 12.4.2
+      const text = param.slice(eq + 1).trim();
+      q = /^(0(\.\d{0,3})?|1(\.0{0,3})?)$/.test(text) ? Number(text) : 1;
+    }
+    ranges.push({ type, subtype, q });
+  }
+  return ranges;
+}
+
+/** How much a caller wants `mediaType`: the q of the most specific range matching it, and whether that range named it exactly. */
+export function preference(ranges: readonly MediaRange[], mediaType: string): { q: number; exact: boolean } {
+  const [type, subtype] = mediaType.toLowerCase().split('/') as [string, string];
+  let best = -1;
+  let specificity = -1;
+  for (const r of ranges) {
+    const s = r.type === type && r.subtype === subtype ? 2 : r.type === type && r.subtype === '*' ? 1 : r.type === '*' ? 0 : -1;
+    if (s > specificity) {
+      specificity = s;
+      best = r.q;
+    }
+  }
+  return { q: Math.max(0, best), exact: specificity === 2 };
+}
+
+/** The media types that mark an agent when a caller ranks one at least as high as HTML. */
+const AGENT_TYPES = ['application/json', 'application/problem+json', 'text/markdown'];
+
+/** True when an Accept value names an agent's type explicitly and ranks it at least as high as text/html. */
+export function acceptsLikeAnAgent(accept: string | null | undefined): boolean {
+  const ranges = parseAccept(accept);
+  const html = preference(ranges, 'text/html').q;
+  // A bare */* (or application/*) says nothing: the agent's type must be named.
+  return AGENT_TYPES.some((t) => {
+    const p = preference(ranges, t);
+    return p.exact && p.q > 0 && p.q >= html;
+  });
+}
+
+/** Which error body a caller prefers: problem details only when it ranks them above plain JSON. */
+export function prefersProblem(accept: string | null | undefined): boolean {
+  const ranges = parseAccept(accept);
+  const problem = preference(ranges, 'application/problem+json');
+  const json = preference(ranges, 'application/json');
+  return problem.exact && problem.q > 0 && (problem.q > json.q || (problem.q === json.q && !json.exact));
+}

@@ -1,0 +1,160 @@
+// AgentError: the one error class of the site side. It cannot be built wrong: the catalog decides
+// status and retry word, and a code whose word needs a field or a delay refuses to be built without.
+import { CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import type { AnyCode, Code, CodeRequirements, Envelope, FieldError, Problem, RetryWord } from '../../generated/types.js';
+import { isKnownCode, isRetryWord } from '../core/catalog.js';
+import { errorHeaders, problemFrom } from '../core/render.js';
+import { prefersProblem } from './accept.js';
+
+/** What every error may carry. */
+export interface AgentErrorBaseOptions {
+  /** A short sentence for people; the code's title when left out. Never a stack trace. */
+  readonly message?: string;
+  /** The request field at fault. */
+  readonly field?: string;
+  /** Seconds to wait before retrying: a whole, non-negative number, sent in the body and as Retry-After. */
+  readonly retryAfter?: number;
+  /** Several field errors at once. */
+  readonly errors?: readonly FieldError[];
+  /** An explanation of this occurrence for the problem body's detail; the message when left out. */
+  readonly detail?: string;
+  /** A URI reference for this occurrence (RFC 9457 instance). */
+  readonly instance?: string;
+  /** What caused it, kept for the site's logs and never rendered. */
+  readonly cause?: unknown;
+}
+
+/** The options of a catalog code: what its retry word requires is required here. */
+export type AgentErrorOptions<C extends Code> = AgentErrorBaseOptions & CodeRequirements[C];
+
+/** The options of a site's own code, which names its status and retry word itself. */
+export interface SiteErrorOptions extends AgentErrorBaseOptions {
+  readonly status: number;
+  readonly retry: RetryWord;
+  /** The problem body's title; the message when left out. */
+  readonly title?: string;
+}
+
+type Args<C extends Code> = keyof CodeRequirements[C] extends never ? [options?: AgentErrorOptions<C>] : [options: AgentErrorOptions<C>];
+
+const CODE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+const BRAND = Symbol.for('@agent-index/errors.AgentError');
+
+/** Refuses what an agent could not act on, naming the code and the rule (seed 002's builder). */
+function check(code: string, word: RetryWordEntry, retry: string, options: AgentErrorBaseOptions): number | null {
+  const fail = (rule: string): never => {
+    throw new TypeError(`agentError("${code}"): ${rule}`);
+  };
+  const { field, retryAfter, message } = options;
+  if (field !== undefined && (typeof field !== 'string' || field.trim() === '')) fail('field must be a non-empty string');
+  if (message !== undefined && (typeof message !== 'string' || message.trim() === '')) fail('message must be a non-empty string');
+  if (retryAfter !== undefined && !(Number.isInteger(retryAfter) && retryAfter >= 0)) {
+    fail(`retryAfter must be a whole, non-negative number of seconds, as Retry-After is (got ${String(retryAfter)})`);
+  }
+  if (word.requires.includes('field') && field === undefined) fail(`a ${retry} error must name the field to fix`);
+  if (word.requires.includes('retry_after') && retryAfter === undefined) fail(`a ${retry} error must say how long to wait (retryAfter)`);
+  if (retryAfter !== undefined && word.next_step !== 'wait') fail(`a ${retry} error does not wait, so it takes no retryAfter`);
+  return retryAfter ?? word.default_retry_after ?? null;
+}
+
+/** An error a site throws or returns; it renders as the envelope or as problem details. */
+export class AgentError<C extends AnyCode = AnyCode> extends Error {
+  override readonly name = 'AgentError';
+  readonly code: C;
+  readonly status: number;
+  readonly retry: RetryWord;
+  readonly field: string | null;
+  /** Seconds to wait, or null; the same number as the Retry-After header. */
+  readonly retryAfter: number | null;
+  readonly errors: readonly FieldError[] | undefined;
+  readonly detail: string;
+  readonly instance: string | undefined;
+  readonly title: string;
+
+  /** Use agentError() or siteError(), which check their options at compile time too. */
+  constructor(code: C, options: AgentErrorBaseOptions & Partial<Pick<SiteErrorOptions, 'status' | 'retry' | 'title'>>) {
+    const known = isKnownCode(code);
+    if (!known && !CODE_PATTERN.test(String(code))) throw new TypeError(`agentError("${String(code)}"): a code is lowercase snake case, like rate_limited`);
+    if (known && (options.status !== undefined || options.retry !== undefined)) {
+      throw new TypeError(`agentError("${code}"): a catalog code takes its status and retry word from the catalog`);
+    }
+    const entry = known ? CODES[code as Code] : undefined;
+    const status = entry?.status ?? options.status;
+    const retry = entry?.retry ?? options.retry;
+    if (!known && !(Number.isInteger(status) && status! >= 400 && status! <= 599)) {
+      throw new TypeError(`siteError("${code}"): status must be an HTTP error status, 400 to 599 (got ${String(status)})`);
+    }
+    if (!isRetryWord(retry)) throw new TypeError(`siteError("${String(code)}"): retry must be one of ${Object.keys(RETRY_WORDS).join(', ')}`);
+    const word: RetryWordEntry = RETRY_WORDS[retry];
+    const retryAfter = check(String(code), word, retry, options);
+    const message = options.message ?? entry?.title ?? options.title ?? String(code);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.status = status!;
+    this.retry = retry;
+    this.field = options.field ?? null;
+    this.retryAfter = retryAfter;
+    this.errors = options.errors;
+    this.detail = options.detail ?? message;
+    this.instance = options.instance;
+    this.title = entry?.title ?? options.title ?? message;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** The JSON envelope: {error: {code, message, field, retry, retry_after}}. */
+  toEnvelope(): Envelope {
+    const error: Envelope['error'] = { code: this.code, message: this.message, field: this.field, retry: this.retry, retry_after: this.retryAfter };
+    if (this.errors && this.errors.length > 0) error.errors = [...this.errors] as Envelope['error']['errors'];
+    return { error };
+  }
+
+  /** RFC 9457 problem details; `type` is `{base}/problems/{code}`, so it dereferences to the code's page. */
+  toProblem(options: { base?: string } = {}): Problem {
+    return problemFrom(this.toEnvelope().error, this.status, { base: options.base, title: this.title, detail: this.detail, instance: this.instance });
+  }
+
+  /** The headers of either body: content type, Retry-After from the same number as the body, Vary: Accept. */
+  headers(kind: 'envelope' | 'problem' = 'envelope'): Record<string, string> {
+    return errorHeaders(kind, this.retryAfter);
+  }
+
+  /** The body, status and headers negotiated for a caller's Accept value. */
+  render(accept: string | null | undefined, base?: string): { status: number; headers: Record<string, string>; body: string } {
+    const kind = prefersProblem(accept) ? 'problem' : 'envelope';
+    const body = kind === 'problem' ? this.toProblem({ base }) : this.toEnvelope();
+    return { status: this.status, headers: this.headers(kind), body: JSON.stringify(body) };
+  }
+
+  /** A Fetch Response, negotiated for `request` (problem details when it prefers them); type URIs use its origin. */
+  toResponse(request?: Request): Response {
+    const base = request ? new URL(request.url).origin : undefined;
+    const { status, headers, body } = this.render(request?.headers.get('accept'), base);
+    return new Response(body, { status, headers });
+  }
+}
+
+/**
+ * Builds the error for a catalog code. What its retry word requires is required: `field` for
+ * fix_input, `retryAfter` for after_delay.
+ * @example throw agentError('rate_limited', { retryAfter: 30 });
+ */
+export function agentError<C extends Code>(code: C, ...[options]: Args<C>): AgentError<C> {
+  return new AgentError(code, (options ?? {}) as AgentErrorBaseOptions);
+}
+
+/**
+ * Builds the error for a site's own code, which names its status and retry word.
+ * @example throw siteError('coupon_expired', { status: 409, retry: 'refetch' });
+ */
+export function siteError<C extends string>(code: C extends Code ? never : C, options: SiteErrorOptions): AgentError<C> {
+  if (isKnownCode(code)) throw new TypeError(`siteError("${code}"): ${code} is a catalog code; use agentError`);
+  return new AgentError(code as C, options);
+}
+
+/** True for an AgentError, also one from another copy of this package: checks the brand and shape, not only instanceof. */
+export function isAgentError(value: unknown): value is AgentError {
+  if (value instanceof AgentError) return true;
+  if (value === null || typeof value !== 'object') return false;
+  const v = value as Record<string | symbol, unknown>;
+  return v[BRAND] === true && v.name === 'AgentError' && typeof v.code === 'string' && typeof v.status === 'number' && typeof v.toEnvelope === 'function';
+}
