@@ -2,7 +2,7 @@
 // the page a problem's type URI points at.
 import type { Catalog } from './catalog-model.js';
 import { codeExamples } from './examples.js';
-import { headerSentence, markupHeader } from './header.js';
+import { headerSentence, markupHeader, scriptHeader } from './header.js';
 
 export const TABLE_START = '<!-- codes:start -->';
 export const TABLE_END = '<!-- codes:end -->';
@@ -108,4 +108,15 @@ ${json(example.problem)}</pre>
 </body>
 </html>
 `;
+}
+
+/** The text of generated/problem-pages.ts: the same pages as a module, so a site can serve them without a file system. */
+export function emitProblemPagesModule(catalog: Catalog): string {
+  const pages = Object.fromEntries(Object.keys(catalog.codes).map((code) => [code, emitProblemPage(catalog, code)]));
+  return [
+    scriptHeader('schema/catalog.json'),
+    '/** The documentation page of each code, the HTML its problem type URI dereferences to. */',
+    `export const PROBLEM_PAGES: Readonly<Record<string, string>> = ${JSON.stringify(pages, null, 2)};`,
+    '',
+  ].join('\n');
 }

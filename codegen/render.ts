@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from './catalog-model.js';
 import { emitCatalog } from './emit-catalog.js';
-import { emitErrorsMd, emitProblemPage, injectReadme } from './emit-docs.js';
+import { emitErrorsMd, emitProblemPage, emitProblemPagesModule, injectReadme } from './emit-docs.js';
 import { openApi30, openApi31 } from './emit-openapi.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, emitValidatorTypes } from './emit-validators.js';
@@ -25,6 +25,7 @@ export async function renderGenerated(catalog: Catalog): Promise<Map<string, str
     ['ERRORS.md', emitErrorsMd(catalog)],
   ]);
   for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code));
+  files.set('problem-pages.ts', emitProblemPagesModule(catalog));
   return files;
 }
 

@@ -1,0 +1,43 @@
+// AgentFriendly for Express 5: agentFriendlyExpress() mounted first converts the app's error
+// responses for agents; agentErrorHandler() mounted last renders thrown errors.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAgentError } from './agent-error.js';
+import { isAgentRequest, type AgentFriendlyOptions } from './friendly.js';
+import { answerThrown, captureErrors, serveDocs } from './node.js';
+
+type Next = (error?: unknown) => void;
+
+/**
+ * Express middleware, mounted before the routes.
+ * @example app.use(agentFriendlyExpress());
+ */
+export function agentFriendlyExpress(options: AgentFriendlyOptions = {}) {
+  return (req: IncomingMessage, res: ServerResponse, next: Next): void => {
+    serveDocs(req, res, options).then(
+      (served) => {
+        if (served) return;
+        if (isAgentRequest(req)) captureErrors(req, res, options);
+        next();
+      },
+      next,
+    );
+  };
+}
+
+/**
+ * Express error handler, mounted after the routes. Agents get the thrown AgentError, or the
+ * unknown-code error with a generic message for anything else. Browsers get Express's own error
+ * page, but for an error that is not an AgentError one without its message or stack.
+ * @example app.use(agentErrorHandler({ onError: (e) => log.error(e) }));
+ */
+export function agentErrorHandler(options: AgentFriendlyOptions = {}) {
+  return (error: unknown, req: IncomingMessage, res: ServerResponse, next: Next): void => {
+    if (res.headersSent) return next(error);
+    if (isAgentRequest(req)) return answerThrown(req, res, error, options);
+    if (isAgentError(error)) return next(error);
+    options.onError?.(error);
+    const generic = Object.assign(new Error('Internal Server Error'), { status: 500, expose: false });
+    generic.stack = '';
+    next(generic);
+  };
+}

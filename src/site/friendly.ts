@@ -1,0 +1,159 @@
+// The core every AgentFriendly adapter shares: who is an agent, and how an app's own error
+// response becomes this contract for one, without changing what a browser sees.
+import { CODES } from '../../generated/catalog.js';
+import type { Envelope } from '../../generated/types.js';
+import { isKnownCode } from '../core/catalog.js';
+import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
+import { errorHeaders, problemFrom } from '../core/render.js';
+import { validateEnvelope, validateProblem } from '../core/validate.js';
+import { acceptsLikeAnAgent, prefersProblem } from './accept.js';
+import { AgentError, isAgentError } from './agent-error.js';
+
+/** Options every adapter takes. */
+export interface AgentFriendlyOptions {
+  /** The most bytes of an app's error body read for the conversion; the rest is not kept. @default 262144 */
+  readonly bufferBytes?: number;
+  /** The origin (and path prefix) problem type URIs start with. @default the request's own origin */
+  readonly base?: string;
+  /** Serve the page of each code at `{base path}/problems/{code}`. @default true */
+  readonly docs?: boolean;
+  /** Called with every thrown error that is not an AgentError, so the site can log what agents are never shown. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Anything with request headers: a Fetch Request, Headers, or node's IncomingHttpHeaders. */
+export type RequestHeadersLike = Headers | Record<string, string | string[] | undefined>;
+
+function header(headers: RequestHeadersLike, name: string): string | null {
+  if (headers instanceof Headers) return headers.get(name);
+  const value = headers[name];
+  return Array.isArray(value) ? value.join(', ') : (value ?? null);
+}
+
+/** True when the request carries an HTTP Message Signature (RFC 9421; Web Bot Auth adds Signature-Agent). */
+export function isSignedRequest(headers: RequestHeadersLike): boolean {
+  return header(headers, 'signature') !== null && header(headers, 'signature-input') !== null;
+}
+
+/**
+ * True when the caller is an agent: it signs its requests, or its Accept ranks JSON, problem details
+ * or Markdown at least as high as HTML. A signature only chooses the error format; it grants nothing.
+ */
+export function isAgentRequest(request: Request | { headers: RequestHeadersLike }): boolean {
+  const headers = request.headers;
+  return isSignedRequest(headers) || acceptsLikeAnAgent(header(headers, 'accept'));
+}
+
+/** A response ready to send. */
+export interface Rendered {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/**
+ * Renders an envelope for a caller. The body is problem details when the caller prefers them, else
+ * the envelope; an agent asking only for text/markdown gets JSON too, since an error is data and
+ * a Markdown rendering would lose the fields it acts on.
+ */
+export function renderEnvelope(envelope: Envelope, status: number, accept: string | null, base: string): Rendered {
+  const kind = prefersProblem(accept) ? 'problem' : 'envelope';
+  const body = kind === 'problem' ? problemFrom(envelope.error, status, { base }) : envelope;
+  return { status, headers: errorHeaders(kind, envelope.error.retry_after), body: JSON.stringify(body) };
+}
+
+/** What to send for an error thrown by the app: an AgentError as it is, anything else as the unknown-code error with a generic message. */
+export function renderThrown(error: unknown, accept: string | null, base: string, options: AgentFriendlyOptions): Rendered {
+  if (isAgentError(error)) return (error as AgentError).render(accept, base);
+  options.onError?.(error);
+  // Never the error's message, stack or cause: they are for the site's logs, not for callers.
+  return renderEnvelope(fromResponse(500, null, null), 500, accept, base);
+}
+
+// Headers that describe the app's body, which a converted response replaces.
+const ENTITY_HEADERS = new Set([
+  'content-type', 'content-length', 'content-encoding', 'content-language', 'content-range', 'content-md5',
+  'content-disposition', 'etag', 'last-modified', 'transfer-encoding', 'vary',
+]);
+
+/** True when a body already is this contract: a valid envelope, or valid problem details. */
+export function alreadyInContract(contentType: string | null, body: Uint8Array | string | null): boolean {
+  if (body === null || !contentType || !/json/i.test(contentType)) return false;
+  try {
+    const value: unknown = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body));
+    return /problem\+json/i.test(contentType) ? validateProblem(value).valid : validateEnvelope(value).valid;
+  } catch {
+    return false;
+  }
+}
+
+/** An app's error response, as an adapter captured it. */
+export interface CapturedError {
+  readonly status: number;
+  /** The app's response headers, lower-case names. */
+  readonly headers: Headers;
+  /** The first bufferBytes of the app's body. */
+  readonly body: Uint8Array | null;
+}
+
+/**
+ * The response an agent gets for an app's own error response: converted through fromResponse,
+ * negotiated, with the app's other headers (Retry-After and rate-limit fields among them) kept.
+ * Returns null when the app's body already is this contract and goes out as it is.
+ */
+export function convertAppError(captured: CapturedError, accept: string | null, base: string): { status: number; headers: Headers; body: string } | null {
+  if (alreadyInContract(captured.headers.get('content-type'), captured.body)) return null;
+  const envelope = fromResponse(captured.status, captured.headers, captured.body);
+  const { code } = envelope.error;
+  // The status the contract gives the code (a sold-out 404 page is a 409 out_of_stock); a site's own code keeps the app's.
+  const status = isKnownCode(code) ? CODES[code].status : captured.status;
+  const rendered = renderEnvelope(envelope, status, accept, base);
+  const headers = new Headers();
+  captured.headers.forEach((value, name) => {
+    if (!ENTITY_HEADERS.has(name)) headers.append(name, value);
+  });
+  // getSetCookie keeps several cookies apart, where forEach would join them.
+  headers.delete('set-cookie');
+  for (const cookie of captured.headers.getSetCookie()) headers.append('set-cookie', cookie);
+  for (const [name, value] of Object.entries(rendered.headers)) headers.set(name, value);
+  return { status, headers, body: rendered.body };
+}
+
+/** The default cap on a buffered error body. */
+export const DEFAULT_BUFFER_BYTES = MAX_BODY_BYTES;
+
+/** The origin of a node request, from its Host header; what problem type URIs start with by default. */
+export function originOf(headers: RequestHeadersLike, encrypted: boolean): string {
+  const host = header(headers, 'host') ?? 'localhost';
+  // A Host with anything but host[:port] characters is not reflected into a URI.
+  return `${encrypted ? 'https' : 'http'}://${/^[A-Za-z0-9.\-[\]:]+$/.test(host) ? host : 'localhost'}`;
+}
+
+/** The path prefix documentation pages are served under: the pathname of `base`, if one is set. */
+function docsPrefix(base: string | undefined): string {
+  if (!base) return '';
+  try {
+    return new URL(base).pathname.replace(/\/+$/, '');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The documentation page for `GET {base path}/problems/{code}`, so every type URI a site emits
+ * dereferences (RFC 9457 section 3.1.1): HTML for browsers, the catalog entry as JSON for agents.
+ * Null for any other request, or a code the catalog does not have.
+ */
+export async function docsResponse(method: string, pathname: string, headers: RequestHeadersLike, options: AgentFriendlyOptions): Promise<Rendered | null> {
+  if (options.docs === false || (method !== 'GET' && method !== 'HEAD')) return null;
+  const prefix = `${docsPrefix(options.base)}/problems/`;
+  if (!pathname.startsWith(prefix)) return null;
+  const code = pathname.slice(prefix.length);
+  if (!isKnownCode(code)) return null;
+  if (isAgentRequest({ headers })) {
+    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', vary: 'Accept' }, body: JSON.stringify({ code, ...CODES[code] }) };
+  }
+  // Loaded only when a page is asked for, so the pages weigh nothing in an app that never serves them.
+  const { PROBLEM_PAGES } = await import('../../generated/problem-pages.js');
+  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', vary: 'Accept' }, body: PROBLEM_PAGES[code]! };
+}
