@@ -1,6 +1,6 @@
 // The core every AgentFriendly adapter shares: who is an agent, and how an app's own error
 // response becomes this contract for one, without changing what a browser sees.
-import { CODES } from '../../generated/catalog.js';
+import { CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope } from '../../generated/types.js';
 import { isKnownCode } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
@@ -56,7 +56,13 @@ export interface Rendered {
  * the envelope; an agent asking only for text/markdown gets JSON too, since an error is data and
  * a Markdown rendering would lose the fields it acts on.
  */
-export function renderEnvelope(envelope: Envelope, status: number, accept: string | null, base: string): Rendered {
+export function renderEnvelope(received: Envelope, status: number, accept: string | null, base: string): Rendered {
+  // Sending, the site fills the delay a retry-once word defaults to, as agentError does.
+  const word: RetryWordEntry = RETRY_WORDS[received.error.retry];
+  const envelope: Envelope =
+    received.error.retry_after === null && word.default_retry_after !== undefined
+      ? { error: { ...received.error, retry_after: word.default_retry_after } }
+      : received;
   const kind = prefersProblem(accept) ? 'problem' : 'envelope';
   const body = kind === 'problem' ? problemFrom(envelope.error, status, { base }) : envelope;
   return { status, headers: errorHeaders(kind, envelope.error.retry_after), body: JSON.stringify(body) };

@@ -1,0 +1,219 @@
+// AgentFriendly for Fastify 5: a plugin whose onSend hook converts the app's error responses for
+// agents and whose error handler renders thrown errors. Fastify is only a type here, so importing
+// this package never requires it.
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { agentError, isAgentError, type AgentError } from './agent-error.js';
+import {
+  convertAppError,
+  DEFAULT_BUFFER_BYTES,
+  docsResponse,
+  isAgentRequest,
+  originOf,
+  renderThrown,
+  type AgentFriendlyOptions,
+} from './friendly.js';
+
+/** The base problem type URIs use for this request: Fastify's protocol and host, which honour trustProxy. */
+function baseFor(request: FastifyRequest, options: AgentFriendlyOptions): string {
+  return options.base ?? originOf({ host: request.host }, request.protocol === 'https');
+}
+
+/** The reply's headers as a Fetch Headers, each Set-Cookie kept apart; a value Headers refuses is left out. */
+function headersOf(reply: FastifyReply): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value === undefined) continue;
+    for (const v of Array.isArray(value) ? value : [value]) {
+      try {
+        headers.append(name, String(v));
+      } catch {
+        // Not a valid header value; node would refuse it at writeHead anyway.
+      }
+    }
+  }
+  return headers;
+}
+
+/** At most `cap` bytes of a node stream, which is destroyed once read or past the cap. */
+async function readNodeStream(stream: NodeJS.ReadableStream & { destroy?: () => void }, cap: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  try {
+    for await (const chunk of stream) {
+      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+      const part = buffer.subarray(0, cap - kept);
+      chunks.push(part);
+      kept += part.length;
+      if (kept >= cap) break;
+    }
+  } catch {
+    // A stream that failed: the conversion uses what was read.
+  } finally {
+    stream.destroy?.();
+  }
+  return Buffer.concat(chunks);
+}
+
+/** At most `cap` bytes of a web ReadableStream, which is cancelled once read or past the cap. */
+async function readWebStream(stream: ReadableStream<Uint8Array>, cap: number): Promise<Buffer> {
+  const reader = stream.getReader();
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  try {
+    while (kept < cap) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const part = Buffer.from(value).subarray(0, cap - kept);
+      chunks.push(part);
+      kept += part.length;
+    }
+  } catch {
+    // A stream that failed: the conversion uses what was read.
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The first `cap` bytes of an onSend payload: null for no body, undefined for a payload this hook
+ * does not read (a Fetch Response, which carries its own status and headers).
+ */
+async function readPayload(payload: unknown, cap: number): Promise<Buffer | null | undefined> {
+  if (payload === null || payload === undefined) return null;
+  if (typeof payload === 'string') return Buffer.from(payload).subarray(0, cap);
+  if (payload instanceof Uint8Array) return Buffer.from(payload.buffer, payload.byteOffset, Math.min(payload.byteLength, cap));
+  if (typeof payload !== 'object') return undefined;
+  if (typeof (payload as { pipe?: unknown }).pipe === 'function') return readNodeStream(payload as NodeJS.ReadableStream, cap);
+  if (typeof (payload as { getReader?: unknown }).getReader === 'function') return readWebStream(payload as ReadableStream<Uint8Array>, cap);
+  return undefined;
+}
+
+/** A client error (4xx) Fastify or a plugin raised: validation, a body too large, a rate limit. It keeps its status. */
+function clientStatus(error: unknown): number | null {
+  if (error === null || typeof error !== 'object') return null;
+  const { statusCode, status } = error as { statusCode?: unknown; status?: unknown };
+  const code = typeof statusCode === 'number' && statusCode >= 400 && statusCode <= 599 ? statusCode : typeof status === 'number' ? status : null;
+  return code !== null && code >= 400 && code <= 499 ? code : null;
+}
+
+/** Fastify's own JSON error body, {statusCode, code?, error, message}, as bytes so Fastify sends it as it is. */
+function fastifyShape(status: number, message: string, code?: string): Buffer {
+  return Buffer.from(JSON.stringify({ statusCode: status, ...(code === undefined ? {} : { code }), error: STATUS_CODES[status] ?? 'Error', message }));
+}
+
+interface SchemaError {
+  readonly keyword?: unknown;
+  readonly instancePath?: unknown;
+  readonly params?: { readonly missingProperty?: unknown };
+  readonly message?: unknown;
+}
+
+/**
+ * A Fastify schema validation failure (FST_ERR_VALIDATION) as the AgentError it is: missing_field or
+ * invalid_input naming the field, which Fastify's {statusCode, error, message} body does not, and
+ * without which a fix_input error would not tell an agent what to change.
+ */
+function validationError(error: unknown): AgentError | null {
+  const { validation, validationContext, message } = error as { validation?: unknown; validationContext?: unknown; message?: unknown };
+  if (!Array.isArray(validation) || validation.length === 0) return null;
+  const context = typeof validationContext === 'string' && validationContext.trim() !== '' ? validationContext : 'body';
+  const items = (validation as SchemaError[]).map((item) => {
+    const path = typeof item.instancePath === 'string' ? item.instancePath.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')) : [];
+    const missing = item.keyword === 'required' && typeof item.params?.missingProperty === 'string' ? item.params.missingProperty : null;
+    if (missing !== null) path.push(missing);
+    // Names from the request's own keys: no control characters, and a bounded length.
+    const field = path.join('.').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 200).trim() || context;
+    const text = typeof item.message === 'string' && item.message.trim() !== '' ? `${context}${String(item.instancePath ?? '')} ${item.message}` : `${field} is not valid`;
+    return { field, code: missing !== null ? 'missing_field' : 'invalid_input', message: text.slice(0, 500) };
+  });
+  const first = items[0]!;
+  const options = {
+    field: first.field,
+    message: typeof message === 'string' && message.trim() !== '' ? message.slice(0, 500) : first.message,
+    ...(items.length > 1 ? { errors: items } : {}),
+  };
+  return first.code === 'missing_field' ? agentError('missing_field', options) : agentError('invalid_input', options);
+}
+
+const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options) => {
+  const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
+  // Replies the error handler rendered in this contract already: onSend lets them through unread.
+  const rendered = new WeakSet<FastifyReply>();
+
+  if (options.docs !== false) {
+    fastify.addHook('onRequest', async (request, reply) => {
+      // docsResponse only answers paths with /problems/ in them; every other request skips it.
+      if (!request.url.includes('/problems/')) return;
+      const page = await docsResponse(request.method, request.url.split('?', 1)[0]!, request.headers, options);
+      if (!page) return;
+      rendered.add(reply);
+      reply.code(page.status).headers(page.headers);
+      return reply.send(Buffer.from(page.body));
+    });
+  }
+
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode < 400 || rendered.has(reply) || !isAgentRequest({ headers: request.headers })) return payload;
+    const body = await readPayload(payload, cap);
+    if (body === undefined) return payload;
+    const converted = convertAppError(
+      { status: reply.statusCode, headers: headersOf(reply), body: body === null ? null : new Uint8Array(body.buffer, body.byteOffset, body.byteLength) },
+      request.headers.accept ?? null,
+      baseFor(request, options),
+    );
+    if (converted === null) {
+      // Already this contract: out as the app sent it (a stream, read whole to tell, as its bytes).
+      return typeof payload === 'string' || payload instanceof Uint8Array ? payload : body;
+    }
+    for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
+    reply.code(converted.status);
+    converted.headers.forEach((value, name) => {
+      if (name !== 'set-cookie') reply.header(name, value);
+    });
+    // Fastify appends each Set-Cookie.
+    for (const cookie of converted.headers.getSetCookie()) reply.header('set-cookie', cookie);
+    // Fastify sets Content-Length from the new body, and node sends none of it for HEAD.
+    return converted.body;
+  });
+
+  fastify.setErrorHandler(function agentFriendlyErrorHandler(error: FastifyError, request, reply) {
+    const agent = isAgentRequest({ headers: request.headers });
+    const known = isAgentError(error) ? error : agent && clientStatus(error) === 400 ? validationError(error) : null;
+    if (known === null && clientStatus(error) !== null) {
+      // Fastify's own 4xx (a 404 from callNotFound, a body too large, @fastify/rate-limit): its
+      // default handler renders it with its status and headers, and onSend converts that for an agent.
+      reply.send(error);
+      return;
+    }
+    if (agent) {
+      const { status, headers, body } = renderThrown(known ?? error, request.headers.accept ?? null, baseFor(request, options), options);
+      if (known === null) request.log.error({ err: error }, 'Internal Server Error');
+      rendered.add(reply);
+      // A Buffer goes out as it is: Fastify adds no charset to its type and runs no reply serializer on it.
+      reply.code(status).headers(headers).send(Buffer.from(body));
+      return;
+    }
+    if (known !== null) {
+      if (known.retryAfter !== null) reply.header('retry-after', String(known.retryAfter));
+      reply.code(known.status).type('application/json; charset=utf-8').send(fastifyShape(known.status, known.message, known.code));
+      return;
+    }
+    // Anything else: logged and handed to onError, and a browser sees Fastify's shape without its message.
+    options.onError?.(error);
+    request.log.error({ err: error }, 'Internal Server Error');
+    reply.code(500).type('application/json; charset=utf-8').send(fastifyShape(500, 'Internal Server Error'));
+  });
+};
+
+/**
+ * Fastify 5 plugin (not encapsulated, so it covers every route): agents get this contract for the app's error responses and thrown errors.
+ * @example await app.register(agentFriendlyFastify, { onError: (e) => app.log.error(e) });
+ */
+export const agentFriendlyFastify: FastifyPluginAsync<AgentFriendlyOptions> = Object.assign(plugin, {
+  // What fastify-plugin sets, without depending on it: no encapsulation, a name, the Fastify it needs.
+  [Symbol.for('skip-override')]: true,
+  [Symbol.for('fastify.display-name')]: 'agent-friendly',
+  [Symbol.for('plugin-meta')]: { name: '@agent-index/errors', fastify: '5.x' },
+});

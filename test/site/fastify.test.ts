@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateEnvelope, validateProblem } from '../../src/index.js';
+import { agentError } from '../../src/site/agent-error.js';
+import { agentFriendlyFastify } from '../../src/site/fastify.js';
+
+const AGENT = { accept: 'text/markdown, text/html, */*' };
+const PROBLEM = { accept: 'application/problem+json' };
+const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+const SIGNED = {
+  accept: '*/*',
+  signature: 'sig1=:jdq0SqOwHdyHr9+r5jw3iYZH6aNGKijYp/EstF4RQTQdi5N5YYKrD+mCT1HA1nZDsi6nJKuHxUi/5Syp3rLWBA==:',
+  'signature-input': 'sig1=("@authority");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=1735693200;tag="web-bot-auth"',
+  'signature-agent': '"https://signature-agent.example"',
+};
+const ANY = { accept: '*/*' };
+const BUFFER_BYTES = 64 * 1024;
+const secrets: unknown[] = [];
+const sha = (b: ArrayBuffer | Buffer) => createHash('sha256').update(Buffer.isBuffer(b) ? b : Buffer.from(b)).digest('hex');
+
+/** A stream of `total` bytes of `fill` in 64 KB chunks, counting the bytes it was asked for. */
+function counted(total: number, fill: number | string, head = '') {
+  const state = { pulled: 0 };
+  const chunk = Buffer.alloc(64 * 1024, fill);
+  const stream = Readable.from(
+    (function* () {
+      if (head) {
+        state.pulled += head.length;
+        yield Buffer.from(head);
+      }
+      while (state.pulled < total) {
+        state.pulled += chunk.length;
+        yield chunk;
+      }
+    })(),
+  );
+  return { stream, state };
+}
+
+let app: FastifyInstance;
+let bare: FastifyInstance;
+let url: string;
+let bareUrl: string;
+let bigError: { pulled: number } | undefined;
+
+beforeAll(async () => {
+  app = Fastify();
+  await app.register(agentFriendlyFastify, { bufferBytes: BUFFER_BYTES, onError: (e) => secrets.push(e) });
+  await app.register(rateLimit, { global: false });
+  app.get('/ok', async () => ({ items: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item ${i}` })) }));
+  app.get('/stream', (_request, reply) => reply.type('application/octet-stream').send(counted(10 * 1024 * 1024, 7).stream));
+  app.get('/boom', async () => {
+    throw new TypeError('secret db password');
+  });
+  app.get('/slow-down', async () => {
+    throw agentError('rate_limited', { retryAfter: 30, message: 'Slow down' });
+  });
+  app.get('/fix', async () => {
+    throw agentError('missing_field', { field: 'currency' });
+  });
+  app.get('/sold-out', (_request, reply) =>
+    reply.code(404).type('text/html').header('set-cookie', 'a=1').header('set-cookie', 'b=2').send('<html><head><title>Sold out</title></head><body><h1>Sold out</h1></body></html>'),
+  );
+  app.get('/big-error', (_request, reply) => {
+    const { stream, state } = counted(1024 * 1024, 'x', '<title>Broken</title>');
+    bigError = state;
+    return reply.code(500).type('text/html').send(stream);
+  });
+  app.post('/validated', { schema: { body: { type: 'object', required: ['currency'], properties: { currency: { type: 'string' } } } } }, async () => ({ ok: true }));
+  app.post('/small', { bodyLimit: 10 }, async () => ({ ok: true }));
+  app.get('/not-here', (_request, reply) => reply.callNotFound());
+  app.get('/limited', { config: { rateLimit: { max: 1, timeWindow: 60_000 } } }, async () => 'ok');
+  app.get('/problems/mine', async () => ({ mine: true }));
+  url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  bare = Fastify();
+  bare.post('/validated', { schema: { body: { type: 'object', required: ['currency'], properties: { currency: { type: 'string' } } } } }, async () => ({ ok: true }));
+  bare.post('/small', { bodyLimit: 10 }, async () => ({ ok: true }));
+  bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' });
+});
+afterAll(async () => {
+  await app.close();
+  await bare.close();
+});
+
+const get = (path: string, headers: Record<string, string>, base = url, method = 'GET', body?: string) =>
+  fetch(`${base}${path}`, { headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, method, body });
+
+describe('AgentFriendly on Fastify', () => {
+  it("turns Fastify's own 404 into a valid envelope for an agent", async () => {
+    for (const [path, headers] of [['/nowhere', AGENT], ['/nowhere', SIGNED], ['/not-here', AGENT]] as const) {
+      const res = await get(path, headers);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      const body = await res.json();
+      expect(validateEnvelope(body).errors).toEqual([]);
+      expect(body.error).toMatchObject({ code: 'not_found', retry: 'no' });
+    }
+  });
+
+  it('gives problem details to an agent that asks for them, with a type URI on its own origin', async () => {
+    const res = await get('/nowhere', PROBLEM);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const body = await res.json();
+    expect(validateProblem(body).errors).toEqual([]);
+    expect(body).toMatchObject({ code: 'not_found', status: 404, type: `${url}/problems/not_found` });
+  });
+
+  it("gives a browser, and a bare Accept: */*, Fastify's own 404, byte for byte", async () => {
+    for (const headers of [BROWSER, ANY]) {
+      const expected = await get('/nowhere', headers, bareUrl);
+      const res = await get('/nowhere', headers);
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toBe(expected.headers.get('content-type'));
+      expect(await res.text()).toBe(await expected.text());
+    }
+  });
+
+  it('never shows the text of a thrown error to an agent or a browser, and hands it to onError', async () => {
+    for (const headers of [AGENT, PROBLEM, BROWSER, SIGNED]) {
+      const res = await get('/boom', headers);
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(text).not.toContain('secret');
+      expect(text).not.toContain('TypeError');
+      if (headers === BROWSER) expect(text).toBe('{"statusCode":500,"error":"Internal Server Error","message":"Internal Server Error"}');
+      else if (headers === PROBLEM) expect(JSON.parse(text)).toMatchObject({ code: 'internal', status: 500 });
+      else expect(validateEnvelope(JSON.parse(text)).errors).toEqual([]);
+    }
+    expect(secrets.filter((e) => e instanceof TypeError && e.message === 'secret db password')).toHaveLength(4);
+  });
+
+  it('gives problem details for a thrown error that pass validateProblem', async () => {
+    expect(validateProblem(await (await get('/boom', PROBLEM)).json()).errors).toEqual([]);
+  });
+
+  it('renders a thrown AgentError with its delay in the body and Retry-After, from one number', async () => {
+    const res = await get('/slow-down', SIGNED);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('30');
+    expect((await res.json()).error).toEqual({ code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 30 });
+    const fix = await get('/fix', PROBLEM);
+    expect(fix.headers.get('content-type')).toBe('application/problem+json');
+    const problem = await fix.json();
+    expect(validateProblem(problem).errors).toEqual([]);
+    expect(problem).toMatchObject({ code: 'missing_field', param: 'currency', next_step: 'fix_request', status: 400 });
+    const browser = await get('/slow-down', BROWSER);
+    expect(browser.status).toBe(429);
+    expect(browser.headers.get('retry-after')).toBe('30');
+    expect(await browser.json()).toEqual({ statusCode: 429, code: 'rate_limited', error: 'Too Many Requests', message: 'Slow down' });
+  });
+
+  it('turns a @fastify/rate-limit 429 into rate_limited with its delay in the body and Retry-After', async () => {
+    expect((await get('/limited', AGENT)).status).toBe(200);
+    const res = await get('/limited', AGENT);
+    expect(res.status).toBe(429);
+    const body = await res.json();
+    expect(body.error.code).toBe('rate_limited');
+    expect(body.error.retry_after).toBeGreaterThan(0);
+    expect(res.headers.get('retry-after')).toBe(String(body.error.retry_after));
+    expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(validateEnvelope(body).errors).toEqual([]);
+  });
+
+  it("keeps the status of Fastify's own 4xx errors: a failed validation is a 400 naming its field, and Fastify's own body for a browser", async () => {
+    const agent = await get('/validated', AGENT, url, 'POST', '{}');
+    expect(agent.status).toBe(400);
+    const body = await agent.json();
+    expect(validateEnvelope(body).errors).toEqual([]);
+    expect(body.error).toMatchObject({ code: 'missing_field', field: 'currency', retry: 'fix_input' });
+    const wrong = await (await get('/validated', PROBLEM, url, 'POST', '{"currency":{"amount":1}}')).json();
+    expect(validateProblem(wrong).errors).toEqual([]);
+    expect(wrong).toMatchObject({ code: 'invalid_input', param: 'currency', status: 400 });
+    const expected = await (await get('/validated', BROWSER, bareUrl, 'POST', '{}')).text();
+    const browser = await get('/validated', BROWSER, url, 'POST', '{}');
+    expect(browser.status).toBe(400);
+    expect(await browser.text()).toBe(expected);
+  });
+
+  it("keeps a body too large a client error: Fastify's own 413 for a browser, a 4xx envelope for an agent", async () => {
+    const big = JSON.stringify({ note: 'x'.repeat(100) });
+    const expected = await get('/small', BROWSER, bareUrl, 'POST', big);
+    const browser = await get('/small', BROWSER, url, 'POST', big);
+    expect(browser.status).toBe(413);
+    expect(await browser.text()).toBe(await expected.text());
+    const agent = await get('/small', AGENT, url, 'POST', big);
+    // The catalog has no 413 code: the core reads it as invalid_input, and gives it that code's status.
+    expect(agent.status).toBe(400);
+    expect((await agent.json()).error).toMatchObject({ code: 'invalid_input', message: 'Request body is too large', retry: 'fix_input' });
+  });
+
+  it('reads a sold-out page as out_of_stock, with the status the contract gives it and both cookies', async () => {
+    const res = await get('/sold-out', AGENT);
+    expect(res.status).toBe(409);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect((await res.json()).error).toMatchObject({ code: 'out_of_stock', message: 'Sold out' });
+    const browser = await get('/sold-out', BROWSER);
+    expect(browser.status).toBe(404);
+    expect(await browser.text()).toContain('<h1>Sold out</h1>');
+  });
+
+  it('streams a 10 MB success to an agent unchanged', async () => {
+    const res = await get('/stream', AGENT);
+    expect(res.status).toBe(200);
+    const body = await res.arrayBuffer();
+    expect(body.byteLength).toBe(10 * 1024 * 1024);
+    expect(sha(body)).toBe(sha(Buffer.alloc(10 * 1024 * 1024, 7)));
+  });
+
+  it('passes a JSON success through to an agent as the app sent it', async () => {
+    const [a, b] = [await get('/ok', AGENT), await get('/ok', BROWSER)];
+    expect(a.headers.get('content-type')).toBe(b.headers.get('content-type'));
+    expect(await a.text()).toBe(await b.text());
+  });
+
+  it('converts a 1 MB streamed error page from its first bufferBytes, and reads no further', async () => {
+    const res = await get('/big-error', AGENT);
+    expect(res.status).toBe(500);
+    expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Broken' });
+    // Readable.from pulls a chunk or two ahead of the reader, never the megabyte.
+    expect(bigError!.pulled).toBeLessThanOrEqual(BUFFER_BYTES + 3 * 64 * 1024);
+  });
+
+  it('answers HEAD with headers only', async () => {
+    const res = await get('/nowhere', AGENT, url, 'HEAD');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/json/);
+    expect(await res.text()).toBe('');
+    const thrown = await get('/boom', AGENT, url, 'HEAD');
+    expect(thrown.status).toBe(500);
+    expect(await thrown.text()).toBe('');
+  });
+
+  it('serves the page of each code at /problems/{code}: HTML for browsers, JSON for agents', async () => {
+    const html = await get('/problems/rate_limited', BROWSER);
+    expect(html.status).toBe(200);
+    expect(html.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await html.text()).toContain('<code>rate_limited</code>');
+    expect(await (await get('/problems/rate_limited', AGENT)).json()).toMatchObject({ code: 'rate_limited', status: 429, retry: 'after_delay' });
+    expect((await get('/problems/not_a_code', BROWSER)).status).toBe(404);
+    expect(await (await get('/problems/mine', AGENT)).json()).toEqual({ mine: true });
+  });
+});
