@@ -11,7 +11,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const PROBE = `
 import { createRequire } from 'node:module';
 const out = {};
-for (const sub of ['', '/site', '/agent', '/lint', '/vitest']) {
+for (const sub of ['', '/site', '/site/fastify', '/site/hono', '/agent', '/lint', '/vitest']) {
   out['.' + sub] = Object.keys(await import('@agent-index/errors' + sub)).sort();
 }
 out['./openapi.json'] = (await import('@agent-index/errors/openapi.json', { with: { type: 'json' } })).default.openapi;
@@ -35,7 +35,9 @@ describe('the exports map', () => {
 
   it('serves the root API from the built package', () => {
     expect(resolved['.']).toEqual(expect.arrayContaining(['CODES', 'RETRY_WORDS', 'lookup', 'isKnownCode', 'validateEnvelope', 'validateProblem']));
-    expect(resolved['./site']).toContain('lookup');
+    expect(resolved['./site']).toEqual(expect.arrayContaining(['agentError', 'agentFriendly', 'agentFriendlyExpress', 'agentErrorHandler', 'agentFriendlyFetch', 'isAgentRequest']));
+    expect(resolved['./site/fastify']).toContain('agentFriendlyFastify');
+    expect(resolved['./site/hono']).toContain('agentFriendlyHono');
     expect(resolved['./agent']).toEqual(expect.arrayContaining(['fromResponse', 'createAgentClient', 'agentFetch', 'delayFrom', 'createDiskStore']));
     expect(resolved['./lint']).toContain('validateProblem');
   });

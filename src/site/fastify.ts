@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { agentError, isAgentError, type AgentError } from './agent-error.js';
+import { readCapped } from './fetch.js';
 import {
   convertAppError,
   DEFAULT_BUFFER_BYTES,
@@ -55,25 +56,11 @@ async function readNodeStream(stream: NodeJS.ReadableStream & { destroy?: () => 
   return Buffer.concat(chunks);
 }
 
-/** At most `cap` bytes of a web ReadableStream, which is cancelled once read or past the cap. */
+/** At most `cap` bytes of a web ReadableStream, which is cancelled once read. */
 async function readWebStream(stream: ReadableStream<Uint8Array>, cap: number): Promise<Buffer> {
-  const reader = stream.getReader();
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  try {
-    while (kept < cap) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const part = Buffer.from(value).subarray(0, cap - kept);
-      chunks.push(part);
-      kept += part.length;
-    }
-  } catch {
-    // A stream that failed: the conversion uses what was read.
-  } finally {
-    reader.cancel().catch(() => {});
-  }
-  return Buffer.concat(chunks);
+  const body = await readCapped(stream, cap);
+  body.cancel();
+  return body.head ? Buffer.from(body.head.buffer, body.head.byteOffset, Math.min(body.head.byteLength, cap)) : Buffer.alloc(0);
 }
 
 /**

@@ -10,3 +10,7 @@ export { convertAppError, docsResponse, isAgentRequest, isSignedRequest, renderE
 export type { AgentFriendlyOptions, CapturedError, Rendered } from './friendly.js';
 export { agentFriendly } from './node.js';
 export { agentErrorHandler, agentFriendlyExpress } from './express.js';
+export { agentFriendlyFetch, readCapped } from './fetch.js';
+export type { CappedBody, FetchHandler } from './fetch.js';
+// Fastify and Hono adapters have subpaths of their own (./site/fastify, ./site/hono), so that the
+// types of /site never name a framework a user may not have installed.

@@ -1,0 +1,172 @@
+// AgentFriendly for Fetch API apps, anything shaped (Request) => Response: Hono's app.fetch,
+// Deno.serve, Bun.serve, Cloudflare Workers, route handlers. An agent gets this contract for the
+// app's error Responses and thrown errors; every other Response goes out as the app made it.
+import {
+  convertAppError,
+  DEFAULT_BUFFER_BYTES,
+  docsResponse,
+  isAgentRequest,
+  renderThrown,
+  type AgentFriendlyOptions,
+  type Rendered,
+} from './friendly.js';
+
+/** A Fetch API app; extra arguments (a Worker's env and ctx, Hono's bindings) are passed through. */
+export type FetchHandler<A extends unknown[] = []> = (request: Request, ...rest: A) => Response | Promise<Response>;
+
+/** The base problem type URIs use for this request: options.base, else the request's own origin. */
+export function fetchBase(request: Request, options: AgentFriendlyOptions): string {
+  return options.base ?? new URL(request.url).origin;
+}
+
+/** A rendered response as a Fetch Response; a HEAD request gets its headers only. */
+export function renderedResponse(rendered: Rendered, method: string): Response {
+  const headers = new Headers(rendered.headers);
+  headers.set('content-length', String(new TextEncoder().encode(rendered.body).byteLength));
+  return new Response(method === 'HEAD' ? null : rendered.body, { status: rendered.status, headers });
+}
+
+/** The documentation page when the request asks for one (see docsResponse), else null. */
+export async function docsPage(request: Request, options: AgentFriendlyOptions): Promise<Response | null> {
+  const page = await docsResponse(request.method, new URL(request.url).pathname, request.headers, options);
+  return page && renderedResponse(page, request.method);
+}
+
+/** The first bytes of a body stream, and what is needed to give the body back whole or stop it. */
+export interface CappedBody {
+  /** The first `cap` bytes of the body (fewer when it is shorter); null when it has none. */
+  readonly head: Uint8Array | null;
+  /** True when the whole body was read; false when the stream was left at the cap with more to come. */
+  readonly complete: boolean;
+  /** The body as it was, every byte: what was read, then the unread rest, streamed and not buffered. Once only. */
+  readonly whole: () => BodyInit | null;
+  /** Stops the unread rest of the stream, so its source is not pulled any further. */
+  readonly cancel: () => void;
+}
+
+/** A stream chunk as bytes: a stream built by an app may carry strings or any buffer view. */
+function asBytes(chunk: unknown): Uint8Array {
+  if (chunk instanceof Uint8Array) return chunk;
+  if (typeof chunk === 'string') return new TextEncoder().encode(chunk);
+  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
+  throw new TypeError('a response body chunk is not bytes');
+}
+
+/** The first `length` bytes of the chunks, as one array. */
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    if (at >= length) break;
+    const part = chunk.subarray(0, length - at);
+    out.set(part, at);
+    at += part.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Reads a body stream up to `cap` bytes with a reader loop, and stops there without reading the
+ * rest: a 10 MB error page costs `cap` bytes (plus the one chunk that crossed it), never 10 MB.
+ * The stream is left open, so the caller chooses: `cancel()` it, or send it on `whole()`.
+ */
+export async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number): Promise<CappedBody> {
+  if (body === null) return { head: null, complete: true, whole: () => null, cancel: () => undefined };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let complete = false;
+  try {
+    while (total < cap) {
+      const { done, value } = await reader.read();
+      if (done) {
+        complete = true;
+        break;
+      }
+      const bytes = asBytes(value);
+      chunks.push(bytes);
+      total += bytes.byteLength;
+    }
+  } catch {
+    // The app's stream failed: what was read is all there is, as a client reading it would have found.
+    complete = true;
+  }
+  if (complete) {
+    reader.releaseLock();
+    const all = concat(chunks, total);
+    return { head: total === 0 ? null : all.subarray(0, cap), complete, whole: () => all, cancel: () => undefined };
+  }
+  const head = total === 0 ? null : concat(chunks, Math.min(total, cap));
+  return {
+    head,
+    complete,
+    whole: () =>
+      new ReadableStream<Uint8Array>(
+        {
+          async pull(controller) {
+            // What was read goes first, let go of as it is sent; then the rest, a chunk per pull.
+            if (chunks.length > 0) return controller.enqueue(chunks.shift()!);
+            const { done, value } = await reader.read();
+            if (done) controller.close();
+            else controller.enqueue(asBytes(value));
+          },
+          cancel: (reason) => reader.cancel(reason),
+        },
+        { highWaterMark: 0 },
+      ),
+    cancel: () => void reader.cancel().catch(() => undefined),
+  };
+}
+
+/** What an adapter knows of the request a response answers. */
+export interface RequestFacts {
+  readonly method: string;
+  readonly accept: string | null;
+  readonly base: string;
+}
+
+/**
+ * The Response an agent gets for an app's error Response (status >= 400): at most `bufferBytes`
+ * of its body are read and converted through convertAppError, and the rest of the stream is
+ * cancelled. A body already in this contract goes out as the app sent it, every byte.
+ */
+export async function convertErrorResponse(response: Response, request: RequestFacts, options: AgentFriendlyOptions): Promise<Response> {
+  const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
+  // A body already read or locked by someone else cannot be read again: then the status alone speaks.
+  const readable = response.body !== null && !response.bodyUsed && !response.body.locked;
+  const read = await readCapped(readable ? response.body : null, cap);
+  const converted = convertAppError({ status: response.status, headers: response.headers, body: read.head }, request.accept, request.base);
+  if (converted === null) {
+    // Only a valid envelope or problem parses as one, so this is the rare case of a contract body;
+    // if the cap cut it, its unread rest follows what was read: nothing is dropped and nothing re-read.
+    return new Response(read.whole(), { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+  read.cancel();
+  converted.headers.set('content-length', String(new TextEncoder().encode(converted.body).byteLength));
+  return new Response(request.method === 'HEAD' ? null : converted.body, { status: converted.status, headers: converted.headers });
+}
+
+/**
+ * Wraps a Fetch API app: agents get this contract for its error Responses and thrown errors;
+ * browsers get its own Responses and errors, as without the wrapper. Successes are never buffered.
+ * @example export default { fetch: agentFriendlyFetch(app.fetch) };
+ */
+export function agentFriendlyFetch<A extends unknown[] = []>(
+  handler: FetchHandler<A>,
+  options: AgentFriendlyOptions = {},
+): (request: Request, ...rest: A) => Promise<Response> {
+  return async (request, ...rest) => {
+    const page = await docsPage(request, options);
+    if (page) return page;
+    if (!isAgentRequest(request)) return handler(request, ...rest);
+    const facts: RequestFacts = { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
+    let response: Response;
+    try {
+      response = await handler(request, ...rest);
+    } catch (error) {
+      return renderedResponse(renderThrown(error, facts.accept, facts.base, options), facts.method);
+    }
+    return response.status >= 400 ? convertErrorResponse(response, facts, options) : response;
+  };
+}

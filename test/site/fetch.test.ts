@@ -1,0 +1,271 @@
+import { createHash } from 'node:crypto';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { rateLimiter } from 'hono-rate-limiter';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateEnvelope, validateProblem } from '../../src/index.js';
+import { agentError } from '../../src/site/agent-error.js';
+import { agentFriendlyFetch, readCapped } from '../../src/site/fetch.js';
+import { serve, type TestServer } from '../helpers/server.js';
+
+const AGENT = { accept: 'text/markdown, text/html, */*' };
+const PROBLEM = { accept: 'application/problem+json' };
+const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+const ANY = { accept: '*/*' };
+const SIGNED = {
+  accept: '*/*',
+  signature: 'sig1=:jdq0SqOwHdyHr9+r5jw3iYZH6aNGKijYp/EstF4RQTQdi5N5YYKrD+mCT1HA1nZDsi6nJKuHxUi/5Syp3rLWBA==:',
+  'signature-input': 'sig1=("@authority");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=1735693200;tag="web-bot-auth"',
+  'signature-agent': '"https://signature-agent.example"',
+};
+const MB = 1024 * 1024;
+const CAP = 64 * 1024;
+const CHUNK = 16 * 1024;
+const secrets: unknown[] = [];
+const sha = (b: ArrayBuffer | Uint8Array) => createHash('sha256').update(new Uint8Array(b)).digest('hex');
+
+/** A body stream of `total` bytes that counts what its consumer pulls from it. */
+function counted(total: number, first = '') {
+  const stats = { pulled: 0, cancelled: false };
+  const prefix = new TextEncoder().encode(first);
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (stats.pulled >= total) return controller.close();
+      const chunk = new Uint8Array(Math.min(CHUNK, total - stats.pulled)).fill(120);
+      if (stats.pulled === 0) chunk.set(prefix);
+      stats.pulled += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+    cancel() {
+      stats.cancelled = true;
+    },
+  });
+  return { stream, stats };
+}
+
+const GONE = { error: { code: 'out_of_stock', message: 'Gone', field: null, retry: 'no', retry_after: null } };
+let errorStream: ReturnType<typeof counted>['stats'] | undefined;
+
+/** A Fetch API app with no framework: a switch over the path. */
+function app(request: Request): Response {
+  switch (new URL(request.url).pathname) {
+    case '/ok':
+      return Response.json({ items: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item ${i}` })) });
+    case '/stream':
+      return new Response(counted(10 * MB).stream, { headers: { 'content-type': 'application/octet-stream' } });
+    case '/stream-error': {
+      const { stream, stats } = counted(10 * MB, '<html><head><title>Broken stream</title></head><body>');
+      errorStream = stats;
+      return new Response(stream, { status: 500, headers: { 'content-type': 'text/html' } });
+    }
+    case '/boom':
+      throw new TypeError('secret db password');
+    case '/slow-down':
+      throw agentError('rate_limited', { retryAfter: 30, message: 'Slow down' });
+    case '/fix':
+      throw agentError('missing_field', { field: 'currency' });
+    case '/sold-out':
+      return new Response('<html><head><title>Sold out</title></head><body><h1>Sold out</h1></body></html>', { status: 404, headers: { 'content-type': 'text/html' } });
+    case '/already':
+      return Response.json(GONE, { status: 409 });
+    case '/already-padded': {
+      // A contract body longer than bufferBytes: its first bytes parse, so it is sent on whole.
+      const bytes = new TextEncoder().encode(JSON.stringify(GONE) + ' '.repeat(MB));
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let at = 0; at < bytes.byteLength; at += CHUNK) controller.enqueue(bytes.subarray(at, at + CHUNK));
+          controller.close();
+        },
+      });
+      return new Response(stream, { status: 409, headers: { 'content-type': 'application/json' } });
+    }
+    default:
+      return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } });
+  }
+}
+
+/** A Hono app with nothing of this package in it, wrapped from the outside. */
+const hono = new Hono();
+hono.get('/unauthorized', () => {
+  throw new HTTPException(401, { message: 'Unauthorized' });
+});
+hono.use('/limited', rateLimiter({ windowMs: 60_000, limit: 1, standardHeaders: 'draft-7', keyGenerator: () => 'everyone' }));
+hono.get('/limited', (c) => c.text('ok'));
+
+const listen = (fetch: (request: Request) => Promise<Response> | Response) => serve(getRequestListener(fetch, { overrideGlobalObjects: false }));
+
+let server: TestServer;
+let bare: TestServer;
+let plain: TestServer;
+let framework: TestServer;
+beforeAll(async () => {
+  server = await listen(agentFriendlyFetch(app, { bufferBytes: CAP, onError: (e) => secrets.push(e) }));
+  bare = await listen(app);
+  plain = await listen(agentFriendlyFetch(() => new Response('Not found', { status: 404 })));
+  framework = await listen(agentFriendlyFetch(hono.fetch));
+});
+afterAll(async () => {
+  await Promise.all([server, bare, plain, framework].map((s) => s.close()));
+});
+
+const get = (path: string, headers: Record<string, string>, base = server.url, method = 'GET') => fetch(`${base}${path}`, { headers, method });
+
+describe('agentFriendlyFetch', () => {
+  it("turns a plain () => new Response('Not found', { status: 404 }) into a valid envelope for an agent", async () => {
+    const res = await get('/x', AGENT, plain.url);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = await res.json();
+    expect(validateEnvelope(body).errors).toEqual([]);
+    expect(body.error).toMatchObject({ code: 'not_found', message: 'Not found', retry: 'no' });
+  });
+
+  it('gives problem details to an agent that asks for them, with a type URI on its own origin', async () => {
+    const res = await get('/nowhere', PROBLEM);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const body = await res.json();
+    expect(validateProblem(body).errors).toEqual([]);
+    expect(body).toMatchObject({ code: 'not_found', status: 404, type: `${server.url}/problems/not_found` });
+  });
+
+  it("gives a browser, and a bare */*, the app's own response, byte for byte", async () => {
+    for (const headers of [BROWSER, ANY]) {
+      for (const path of ['/nowhere', '/sold-out']) {
+        const expected = await get(path, headers, bare.url);
+        const res = await get(path, headers);
+        expect(res.status).toBe(expected.status);
+        expect(res.headers.get('content-type')).toBe(expected.headers.get('content-type'));
+        expect(await res.text()).toBe(await expected.text());
+      }
+    }
+  });
+
+  it('converts a Hono HTTPException(401) and a Hono 404 answered by app.fetch', async () => {
+    const unauthorized = await get('/unauthorized', SIGNED, framework.url);
+    expect(unauthorized.status).toBe(401);
+    const body = await unauthorized.json();
+    expect(validateEnvelope(body).errors).toEqual([]);
+    expect(body.error).toMatchObject({ code: 'auth_required', message: 'Unauthorized' });
+    const problem = await (await get('/nowhere', PROBLEM, framework.url)).json();
+    expect(validateProblem(problem).errors).toEqual([]);
+    expect(problem).toMatchObject({ code: 'not_found', type: `${framework.url}/problems/not_found` });
+    expect(await (await get('/unauthorized', BROWSER, framework.url)).text()).toBe('Unauthorized');
+    expect(await (await get('/nowhere', BROWSER, framework.url)).text()).toBe('404 Not Found');
+  });
+
+  it('never shows the text of a thrown error to anyone, and hands it to onError', async () => {
+    for (const headers of [AGENT, PROBLEM, BROWSER, SIGNED]) {
+      const res = await get('/boom', headers);
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(text).not.toContain('secret');
+      expect(text).not.toContain('TypeError');
+    }
+    const body = await (await get('/boom', AGENT)).json();
+    expect(body.error).toMatchObject({ code: 'internal' });
+    expect(validateEnvelope(body).errors).toEqual([]);
+    expect(secrets.some((e) => e instanceof TypeError && e.message === 'secret db password')).toBe(true);
+  });
+
+  it('renders a thrown AgentError with its delay in the body and Retry-After, from one number', async () => {
+    const res = await get('/slow-down', SIGNED);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('30');
+    expect((await res.json()).error).toEqual({ code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 30 });
+    const problem = await (await get('/fix', PROBLEM)).json();
+    expect(problem).toMatchObject({ code: 'missing_field', param: 'currency', next_step: 'fix_request', status: 400 });
+  });
+
+  it('turns a hono-rate-limiter 429 into rate_limited with its delay in the body and Retry-After', async () => {
+    await get('/limited', AGENT, framework.url);
+    const res = await get('/limited', AGENT, framework.url);
+    expect(res.status).toBe(429);
+    const body = await res.json();
+    expect(validateEnvelope(body).errors).toEqual([]);
+    expect(body.error.code).toBe('rate_limited');
+    expect(body.error.retry_after).toBeGreaterThan(0);
+    expect(res.headers.get('retry-after')).toBe(String(body.error.retry_after));
+    expect(res.headers.get('ratelimit')).toMatch(/remaining=0/);
+  });
+
+  it('reads a sold-out page as out_of_stock, with the status the contract gives it', async () => {
+    const res = await get('/sold-out', AGENT);
+    expect(res.status).toBe(409);
+    expect((await res.json()).error).toMatchObject({ code: 'out_of_stock', message: 'Sold out' });
+  });
+
+  it('sends a body already in this contract as the app sent it', async () => {
+    const [a, b] = [await get('/already', AGENT), await get('/already', BROWSER)];
+    expect(a.status).toBe(409);
+    expect(await a.text()).toBe(await b.text());
+    const padded = await get('/already-padded', AGENT);
+    expect(padded.status).toBe(409);
+    const text = await padded.text();
+    expect(text.length).toBe(JSON.stringify(GONE).length + MB);
+    expect(JSON.parse(text)).toEqual(GONE);
+  });
+
+  it('streams a 10 MB success to an agent unchanged', async () => {
+    const res = await get('/stream', AGENT);
+    const body = await res.arrayBuffer();
+    expect(body.byteLength).toBe(10 * MB);
+    expect(sha(body)).toBe(sha(new Uint8Array(10 * MB).fill(120)));
+  });
+
+  it('converts a 10 MB streamed error from its first bufferBytes and reads no further', async () => {
+    const res = await get('/stream-error', AGENT);
+    expect(res.status).toBe(500);
+    expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Broken stream' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(errorStream!.cancelled).toBe(true);
+    expect(errorStream!.pulled).toBeGreaterThanOrEqual(CAP);
+    expect(errorStream!.pulled).toBeLessThanOrEqual(CAP + 2 * CHUNK);
+  });
+
+  it('passes a JSON success through to an agent as the app sent it', async () => {
+    const [a, b] = [await get('/ok', AGENT), await get('/ok', BROWSER)];
+    expect(await a.text()).toBe(await b.text());
+  });
+
+  it('answers HEAD with headers only', async () => {
+    const res = await get('/nowhere', AGENT, server.url, 'HEAD');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/json/);
+    expect(await res.text()).toBe('');
+  });
+
+  it('serves the page of each code at /problems/{code}: HTML for browsers, JSON for agents', async () => {
+    const html = await get('/problems/rate_limited', BROWSER);
+    expect(html.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await html.text()).toContain('<code>rate_limited</code>');
+    expect(await (await get('/problems/rate_limited', AGENT)).json()).toMatchObject({ code: 'rate_limited', status: 429, retry: 'after_delay' });
+    expect((await get('/problems/not_a_code', BROWSER)).status).toBe(404);
+  });
+});
+
+describe('readCapped', () => {
+  it('gives back every byte of a stream it stopped at the cap, when the caller keeps the body', async () => {
+    const { stream, stats } = counted(MB);
+    const read = await readCapped(stream, CAP);
+    expect(read.complete).toBe(false);
+    expect(read.head!.byteLength).toBe(CAP);
+    expect(stats.pulled).toBeLessThanOrEqual(CAP + 2 * CHUNK);
+    const whole = new Uint8Array(await new Response(read.whole()).arrayBuffer());
+    expect(sha(whole)).toBe(sha(new Uint8Array(MB).fill(120)));
+  });
+
+  it('reads a short body whole, and takes strings from a hand-made stream as UTF-8', async () => {
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue('héllo ');
+        controller.enqueue(new TextEncoder().encode('world'));
+        controller.close();
+      },
+    });
+    const read = await readCapped(stream as ReadableStream<Uint8Array>, CAP);
+    expect(read.complete).toBe(true);
+    expect(new TextDecoder().decode(read.head!)).toBe('héllo world');
+    expect((await readCapped(null, CAP)).head).toBeNull();
+  });
+});

@@ -1,0 +1,253 @@
+import { createHash } from 'node:crypto';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { rateLimiter } from 'hono-rate-limiter';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { validateEnvelope, validateProblem } from '../../src/index.js';
+import { agentError } from '../../src/site/agent-error.js';
+import { agentFriendlyHono } from '../../src/site/hono.js';
+import { serve, type TestServer } from '../helpers/server.js';
+
+const AGENT = { accept: 'text/markdown, text/html, */*' };
+const PROBLEM = { accept: 'application/problem+json' };
+const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
+const ANY = { accept: '*/*' };
+const SIGNED = {
+  accept: '*/*',
+  signature: 'sig1=:jdq0SqOwHdyHr9+r5jw3iYZH6aNGKijYp/EstF4RQTQdi5N5YYKrD+mCT1HA1nZDsi6nJKuHxUi/5Syp3rLWBA==:',
+  'signature-input': 'sig1=("@authority");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=1735693200;tag="web-bot-auth"',
+  'signature-agent': '"https://signature-agent.example"',
+};
+const MB = 1024 * 1024;
+const CAP = 64 * 1024;
+const CHUNK = 16 * 1024;
+const secrets: unknown[] = [];
+const sha = (b: ArrayBuffer | Uint8Array) => createHash('sha256').update(new Uint8Array(b)).digest('hex');
+
+/** A body stream of `total` bytes that counts what its consumer pulls from it. */
+function counted(total: number, first = '') {
+  const stats = { pulled: 0, cancelled: false };
+  const prefix = new TextEncoder().encode(first);
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (stats.pulled >= total) return controller.close();
+      const chunk = new Uint8Array(Math.min(CHUNK, total - stats.pulled)).fill(120);
+      if (stats.pulled === 0) chunk.set(prefix);
+      stats.pulled += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+    cancel() {
+      stats.cancelled = true;
+    },
+  });
+  return { stream, stats };
+}
+
+let errorStream: ReturnType<typeof counted>['stats'] | undefined;
+
+/** The routes, on an app with or without the middleware in front. */
+function routes(app: Hono): Hono {
+  app.get('/ok', (c) => c.json({ items: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item ${i}` })) }));
+  app.get('/stream', (c) => c.body(counted(10 * MB).stream, 200, { 'content-type': 'application/octet-stream' }));
+  app.get('/stream-error', (c) => {
+    const { stream, stats } = counted(10 * MB, '<html><head><title>Broken stream</title></head><body>');
+    errorStream = stats;
+    return c.body(stream, 500, { 'content-type': 'text/html' });
+  });
+  app.get('/unauthorized', () => {
+    throw new HTTPException(401, { message: 'Unauthorized' });
+  });
+  app.get('/boom', () => {
+    throw new TypeError('secret db password');
+  });
+  app.get('/string', () => {
+    // Not an Error: Hono's compose rethrows it instead of calling its error handler.
+    throw 'secret string';
+  });
+  app.get('/slow-down', () => {
+    throw agentError('rate_limited', { retryAfter: 30, message: 'Slow down' });
+  });
+  app.get('/fix', () => {
+    throw agentError('missing_field', { field: 'currency' });
+  });
+  app.get('/sold-out', (c) => c.html('<html><head><title>Sold out</title></head><body><h1>Sold out</h1></body></html>', 404));
+  app.get('/cookie', (c) => {
+    c.header('set-cookie', 'a=1; Path=/', { append: true });
+    c.header('set-cookie', 'b=2; Path=/', { append: true });
+    c.header('etag', '"page-1"');
+    c.header('content-language', 'en');
+    return c.text('Forbidden', 403);
+  });
+  app.use('/recovered', async (c, next) => {
+    await next();
+    if (c.error) c.res = new Response('recovered');
+  });
+  app.get('/recovered', () => {
+    throw new TypeError('handled inside');
+  });
+  app.use('/limited', rateLimiter({ windowMs: 60_000, limit: 1, standardHeaders: 'draft-7', keyGenerator: () => 'everyone' }));
+  app.get('/limited', (c) => c.text('ok'));
+  return app;
+}
+
+let server: TestServer;
+let bare: TestServer;
+beforeAll(async () => {
+  // Hono's default error handler logs what it catches; these tests throw on purpose.
+  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  const app = new Hono();
+  app.use(agentFriendlyHono({ bufferBytes: CAP, onError: (e) => secrets.push(e) }));
+  server = await serve(getRequestListener(routes(app).fetch));
+  bare = await serve(getRequestListener(routes(new Hono()).fetch));
+});
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await Promise.all([server.close(), bare.close()]);
+});
+
+const get = (path: string, headers: Record<string, string>, base = server.url, method = 'GET') => fetch(`${base}${path}`, { headers, method });
+
+describe('AgentFriendly on Hono', () => {
+  it("turns Hono's own 404 into a valid envelope for an agent", async () => {
+    const res = await get('/nowhere', AGENT);
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const body = await res.json();
+    expect(validateEnvelope(body).errors).toEqual([]);
+    expect(body.error).toMatchObject({ code: 'not_found', retry: 'no' });
+  });
+
+  it('turns an HTTPException(401) into auth_required, and gives problem details on its own origin when asked', async () => {
+    const res = await get('/unauthorized', SIGNED);
+    expect(res.status).toBe(401);
+    const body = await res.json();
+    expect(validateEnvelope(body).errors).toEqual([]);
+    expect(body.error).toMatchObject({ code: 'auth_required', message: 'Unauthorized' });
+    for (const [path, code, status] of [['/unauthorized', 'auth_required', 401], ['/nowhere', 'not_found', 404]] as const) {
+      const problem = await get(path, PROBLEM);
+      expect(problem.headers.get('content-type')).toBe('application/problem+json');
+      const details = await problem.json();
+      expect(validateProblem(details).errors).toEqual([]);
+      expect(details).toMatchObject({ code, status, type: `${server.url}/problems/${code}` });
+    }
+    expect(secrets).toEqual([]);
+  });
+
+  it("gives a browser, and a bare */*, Hono's own responses, byte for byte", async () => {
+    for (const headers of [BROWSER, ANY]) {
+      for (const path of ['/nowhere', '/unauthorized', '/sold-out', '/boom']) {
+        const expected = await get(path, headers, bare.url);
+        const res = await get(path, headers);
+        expect(res.status).toBe(expected.status);
+        expect(res.headers.get('content-type')).toBe(expected.headers.get('content-type'));
+        expect(await res.text()).toBe(await expected.text());
+      }
+    }
+    expect(await (await get('/nowhere', BROWSER)).text()).toBe('404 Not Found');
+  });
+
+  it('never shows the text of a thrown error to anyone, and hands it to onError', async () => {
+    for (const headers of [AGENT, PROBLEM, BROWSER, SIGNED]) {
+      const res = await get('/boom', headers);
+      expect(res.status).toBe(500);
+      const text = await res.text();
+      expect(text).not.toContain('secret');
+      expect(text).not.toContain('TypeError');
+    }
+    const body = await (await get('/boom', AGENT)).json();
+    expect(validateEnvelope(body).errors).toEqual([]);
+    expect(body.error).toMatchObject({ code: 'internal' });
+    expect(secrets.some((e) => e instanceof TypeError && e.message === 'secret db password')).toBe(true);
+    const thrown = await get('/string', AGENT);
+    expect(thrown.status).toBe(500);
+    expect(validateEnvelope(await thrown.json()).errors).toEqual([]);
+    expect(secrets).toContain('secret string');
+  });
+
+  it('gives valid problem details for a thrown error', async () => {
+    const res = await get('/boom', PROBLEM);
+    expect(validateProblem(await res.json()).errors).toEqual([]);
+  });
+
+  it('renders a thrown AgentError with its delay in the body and Retry-After, from one number', async () => {
+    const res = await get('/slow-down', SIGNED);
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('30');
+    expect((await res.json()).error).toEqual({ code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 30 });
+    const problem = await (await get('/fix', PROBLEM)).json();
+    expect(problem).toMatchObject({ code: 'missing_field', param: 'currency', next_step: 'fix_request', status: 400 });
+  });
+
+  it('turns a hono-rate-limiter 429 into rate_limited with its delay in the body and Retry-After', async () => {
+    await get('/limited', AGENT);
+    const res = await get('/limited', AGENT);
+    expect(res.status).toBe(429);
+    const body = await res.json();
+    expect(validateEnvelope(body).errors).toEqual([]);
+    expect(body.error.code).toBe('rate_limited');
+    expect(body.error.retry_after).toBeGreaterThan(0);
+    expect(res.headers.get('retry-after')).toBe(String(body.error.retry_after));
+    expect(res.headers.get('ratelimit')).toMatch(/remaining=0/);
+  });
+
+  it('reads a sold-out page as out_of_stock, with the status the contract gives it', async () => {
+    const res = await get('/sold-out', AGENT);
+    expect(res.status).toBe(409);
+    expect((await res.json()).error).toMatchObject({ code: 'out_of_stock', message: 'Sold out' });
+  });
+
+  it("keeps the app's cookies apart, and none of its old body headers", async () => {
+    const res = await get('/cookie', AGENT);
+    expect(res.status).toBe(403);
+    expect(res.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2; Path=/']);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('etag')).toBeNull();
+    expect(res.headers.get('content-language')).toBeNull();
+    expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(await res.text()));
+  });
+
+  it('streams a 10 MB success to an agent unchanged', async () => {
+    const res = await get('/stream', AGENT);
+    const body = await res.arrayBuffer();
+    expect(body.byteLength).toBe(10 * MB);
+    expect(sha(body)).toBe(sha(new Uint8Array(10 * MB).fill(120)));
+  });
+
+  it('converts a 10 MB streamed error from its first bufferBytes and reads no further', async () => {
+    const res = await get('/stream-error', AGENT);
+    expect(res.status).toBe(500);
+    expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Broken stream' });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(errorStream!.cancelled).toBe(true);
+    expect(errorStream!.pulled).toBeGreaterThanOrEqual(CAP);
+    expect(errorStream!.pulled).toBeLessThanOrEqual(CAP + 2 * CHUNK);
+  });
+
+  it('leaves a caught error alone when an inner middleware turned it into a success', async () => {
+    const res = await get('/recovered', AGENT);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('recovered');
+    expect(secrets.some((e) => e instanceof TypeError && e.message === 'handled inside')).toBe(false);
+  });
+
+  it('passes a JSON success through to an agent as the app sent it', async () => {
+    const [a, b] = [await get('/ok', AGENT), await get('/ok', BROWSER)];
+    expect(await a.text()).toBe(await b.text());
+  });
+
+  it('answers HEAD with headers only', async () => {
+    const res = await get('/nowhere', AGENT, server.url, 'HEAD');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toMatch(/json/);
+    expect(await res.text()).toBe('');
+  });
+
+  it('serves the page of each code at /problems/{code}: HTML for browsers, JSON for agents', async () => {
+    const html = await get('/problems/rate_limited', BROWSER);
+    expect(html.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await html.text()).toContain('<code>rate_limited</code>');
+    expect(await (await get('/problems/rate_limited', AGENT)).json()).toMatchObject({ code: 'rate_limited', status: 429, retry: 'after_delay' });
+    expect((await get('/problems/not_a_code', BROWSER)).status).toBe(404);
+  });
+});
