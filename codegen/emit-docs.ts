@@ -1,5 +1,6 @@
 // generated/ERRORS.md, the code table injected into README.md, and generated/problems/<code>.html,
 // the page a problem's type URI points at.
+import { STATUS_CODES } from 'node:http';
 import type { Catalog } from './catalog-model.js';
 import { codeExamples } from './examples.js';
 import { headerSentence, markupHeader, scriptHeader } from './header.js';
@@ -67,6 +68,9 @@ export function injectReadme(readme: string, catalog: Catalog): string {
   return readme.slice(0, start) + table + readme.slice(end + TABLE_END.length);
 }
 
+/** A header name as HTTP documents write it: retry-after -> Retry-After. */
+const titleCase = (name: string): string => name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -99,8 +103,8 @@ export function emitProblemPage(catalog: Catalog, code: string): string {
 ${rows.map(([k, v]) => `<tr><th>${k}</th><td>${v}</td></tr>`).join('\n')}
 </table>
 <h2>As problem details</h2>
-<pre>HTTP/1.1 ${e.status}
-Content-Type: application/problem+json${Object.entries(example.headers).map(([k, v]) => `\n${k}: ${v}`).join('')}
+<pre>HTTP/1.1 ${e.status} ${STATUS_CODES[e.status] ?? ''}
+Content-Type: application/problem+json${Object.entries(example.headers).map(([k, v]) => `\n${titleCase(k)}: ${v}`).join('')}
 
 ${json(example.problem)}</pre>
 <h2>As the JSON envelope</h2>

@@ -1,0 +1,39 @@
+// The documentation page a problem type URI points at, as a person sees it in a real browser.
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODES, RETRY_WORDS } from '../../src/index.js';
+import { agentFriendly } from '../../src/site/node.js';
+import { serve, type TestServer } from '../helpers/server.js';
+
+let browser: Browser;
+let server: TestServer;
+beforeAll(async () => {
+  server = await serve(agentFriendly((_req, res) => void res.writeHead(404).end()));
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the documentation page of a code, in Chromium', () => {
+  it('shows rate_limited with its status, retry word, next step and advice', async () => {
+    const page = await browser.newPage();
+    const response = await page.goto(`${server.url}/problems/rate_limited`);
+    expect(response?.status()).toBe(200);
+    expect(await page.title()).toBe(`${CODES.rate_limited.title} (rate_limited)`);
+    const text = await page.locator('body').innerText();
+    expect(text).toContain(CODES.rate_limited.advice);
+    const row = async (name: string) => page.locator('tr', { has: page.locator('th', { hasText: name }) }).locator('td').innerText();
+    expect(await row('Code')).toBe('rate_limited');
+    expect(await row('HTTP status')).toBe('429');
+    expect(await row('Retry')).toContain(CODES.rate_limited.retry);
+    expect(await row('Next step')).toBe(RETRY_WORDS[CODES.rate_limited.retry].next_step);
+    // The example bodies are shown as text, not markup.
+    expect(text).toContain('"retry_after_seconds": 30');
+    await page.close();
+  });
+});
