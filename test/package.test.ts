@@ -59,4 +59,13 @@ describe('the exports map', () => {
     const out = execFileSync(process.execPath, [join(ROOT, pkg.bin['agent-errors']), 'codes'], { encoding: 'utf8' });
     expect(out).toMatch(/^rate_limited\s+429/m);
   });
+
+  // Here rather than in a file of its own: npm start builds dist/ too, and two builds at once would collide.
+  it('runs npm start, the README\'s main job, to exit 0 within 20 s with the tables and the transcript', () => {
+    // A 30 s wait takes 1.5 s here: long enough that a loaded machine's timer lag cannot change a cell.
+    const out = execFileSync('npm', ['start', '--silent', '--', '--scale', '0.05'], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+    expect(out).toContain('a loop that reads the body, calls made and seconds slept');
+    expect(out).toContain('Every cell equals the virtual-clock run');
+    expect(out).toContain('What the agent did and why:');
+  }, 30_000);
 });
