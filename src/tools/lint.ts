@@ -1,3 +1,4 @@
 // @agent-index/errors/lint: checks a team runs in CI over error bodies and specs.
 export { validateEnvelope, validateProblem } from '../core/validate.js';
 export type { ValidationIssue, ValidationResult } from '../core/validate.js';
+export { VIOLATION_RULES, violations, type CatalogBodies, type CatalogBody, type Violation, type ViolationRule, type ViolationRuleInfo, type ViolationsOptions } from './violations.js';

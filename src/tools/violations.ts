@@ -1,0 +1,449 @@
+// violations(): the review a catalog of error bodies gets in CI (seed 002, "When it goes wrong":
+// run it over every body in the catalog; it reports a wait with no delay and prose that promises a
+// retry without a time). Each body is read as an envelope, an RFC 9457 problem, a JSON string of
+// either, or anything else; every finding names the body, a stable rule id, what is wrong (member
+// and value) and what to change. Codes, statuses and retry words come from the generated catalog.
+// Nothing here throws, whatever it is given.
+import { CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import type { NextStep } from '../../generated/types.js';
+import { isKnownCode, isRetryWord } from '../core/catalog.js';
+import { delayFrom, retryAfterSeconds } from '../core/delay.js';
+import { headerValue, toHeaders, type HeadersInput } from '../core/headers.js';
+import { parseHttpDate, referenceClock } from '../core/http-date.js';
+import { validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
+
+/** One body of a catalog under review. */
+export interface CatalogBody {
+  /** How the findings name this body. */
+  readonly name: string;
+  /** The HTTP status the body is sent with, when known. */
+  readonly status?: number;
+  /** The response headers the body is sent with; leave undefined to skip the Retry-After rules. */
+  readonly headers?: HeadersInput;
+  /** An envelope, a problem, a JSON string of either, or anything else. */
+  readonly body: unknown;
+}
+
+/** A catalog as a list of named bodies, or as a record keyed by name. */
+export type CatalogBodies = readonly CatalogBody[] | Readonly<Record<string, Omit<CatalogBody, 'name'>>>;
+
+/** Options of violations(). */
+export interface ViolationsOptions {
+  /**
+   * The clock (ms) an HTTP-date Retry-After counts from when the headers carry no valid `Date`.
+   * @default Date.now()
+   */
+  readonly now?: number;
+}
+
+/** One rule of the review, as the docs table lists it. */
+export interface ViolationRuleInfo {
+  /** A stable kebab-case id. */
+  readonly rule: string;
+  /** What the rule catches, in one sentence. */
+  readonly summary: string;
+  /** What to change when it fires. */
+  readonly fix: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Vocabulary, all of it read from the catalog (the next-step names are the NextStep type's own)
+// ---------------------------------------------------------------------------------------------
+
+const WORDS: Readonly<Record<string, RetryWordEntry>> = RETRY_WORDS;
+
+/** The three next steps; the type makes this list complete. */
+const NEXT_STEP_NAMES: Readonly<Record<NextStep, true>> = { fix_request: true, wait: true, give_up: true };
+const WAIT: NextStep = 'wait';
+const FIX_REQUEST: NextStep = 'fix_request';
+
+const wordsWhere = (test: (entry: RetryWordEntry) => boolean): string[] =>
+  Object.keys(WORDS).filter((word) => test(WORDS[word]!));
+const DELAY_WORDS = wordsWhere((e) => e.next_step === WAIT && e.requires.includes('retry_after'));
+const FIELD_WORDS = wordsWhere((e) => e.requires.includes('field'));
+const DEFAULT_DELAY_WORDS = wordsWhere((e) => e.default_retry_after !== undefined);
+const list = (items: readonly string[]): string => items.join(', ');
+
+/** Every rule of the review, in the order findings on one body are listed. */
+export const VIOLATION_RULES = [
+  {
+    rule: 'wait-without-delay',
+    summary: `The error tells the caller to wait (retry ${list(DELAY_WORDS)}, or a problem's next_step ${WAIT}) and carries no delay.`,
+    fix: `Give every wait its delay in whole seconds: error.retry_after in the envelope, retry_after_seconds in a problem (always, when next_step is ${WAIT}), and the same number as Retry-After. Only a retry word with a catalog default (${list(DEFAULT_DELAY_WORDS)}) may leave the envelope's delay null.`,
+  },
+  {
+    rule: 'delay-not-whole-seconds',
+    summary: 'A delay member (error.retry_after, retry_after_seconds) is present but is not a whole, non-negative number of seconds.',
+    fix: 'Send the delay as a non-negative JSON integer of seconds, rounded up, the unit of Retry-After; in the envelope, null means no delay.',
+  },
+  {
+    rule: 'fix-without-param',
+    summary: `The error asks the caller to change the request (retry ${list(FIELD_WORDS)}, or a code of your own with next_step ${FIX_REQUEST}) but names no field or parameter.`,
+    fix: 'Name the request member at fault: error.field in the envelope, param in a problem.',
+  },
+  {
+    rule: 'promise-without-delay',
+    summary: 'The prose (detail or message) promises a retry, such as "try again later", and no field says when.',
+    fix: `Say the wait in fields: a waiting next step or retry word with retry_after_seconds or error.retry_after, and Retry-After. If waiting will not help, say what to do in fields and take the promise out of the prose.`,
+  },
+  {
+    rule: 'retry-after-disagrees',
+    summary: 'The Retry-After header is unreadable or is not the number of seconds the body says.',
+    fix: 'Send one number in both places: Retry-After as delay-seconds equal to the body delay (or no Retry-After when the body has no delay).',
+  },
+  {
+    rule: 'retry-after-missing',
+    summary: 'The body carries a delay and the response has no Retry-After header.',
+    fix: 'Send the body delay as Retry-After too, for clients that read headers and never bodies.',
+  },
+  {
+    rule: 'not-the-contract',
+    summary: 'The body is neither a valid envelope nor a valid problem (validateEnvelope, validateProblem).',
+    fix: 'Change the members the message names until validateEnvelope or validateProblem accepts the body, or build it with this package.',
+  },
+  {
+    rule: 'next-step-unknown',
+    summary: `A problem's next_step is not one of ${list(Object.keys(NEXT_STEP_NAMES))}.`,
+    fix: `Use one of ${list(Object.keys(NEXT_STEP_NAMES))}: the next step of the code's retry word.`,
+  },
+  {
+    rule: 'retry-word-unknown',
+    summary: "A retry member is not one of the catalog's retry words.",
+    fix: `Use the code's retry word from the catalog, one of ${list(Object.keys(WORDS))}.`,
+  },
+  {
+    rule: 'status-disagrees',
+    summary: "The response status or a problem's status member is not the catalog's status for a known code, or the two differ.",
+    fix: "Send the catalog's status for the code, the same in the response and in the problem's status member.",
+  },
+] as const satisfies readonly ViolationRuleInfo[];
+
+/** The id of one rule of the review. */
+export type ViolationRule = (typeof VIOLATION_RULES)[number]['rule'];
+
+/** One finding of the review. */
+export interface Violation {
+  /** The name of the body it is about. */
+  readonly body: string;
+  readonly rule: ViolationRule;
+  /** What is wrong, naming the member and its value. */
+  readonly message: string;
+  /** What to change: the rule's fix from VIOLATION_RULES. */
+  readonly fix: string;
+}
+
+const RULE_ORDER = new Map<string, number>(VIOLATION_RULES.map((r, i) => [r.rule, i]));
+const FIXES = new Map<string, string>(VIOLATION_RULES.map((r) => [r.rule, r.fix]));
+
+// ---------------------------------------------------------------------------------------------
+// Reading bodies
+// ---------------------------------------------------------------------------------------------
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An own member only, so nothing inherited is read as data. */
+function own(object: unknown, key: string): unknown {
+  return isObject(object) && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
+}
+
+const hasText = (value: unknown): boolean => typeof value === 'string' && /\S/.test(value);
+const isWholeSeconds = (value: unknown): boolean => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+function clip(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** A value as a message shows it: numbers as written (Infinity, -1, 1.5), strings quoted, never throwing. */
+function show(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (typeof value === 'string') return JSON.stringify(clip(value));
+  if (typeof value === 'bigint') return `${value}n`;
+  if (typeof value !== 'object' || value === null) return String(value);
+  try {
+    const text = JSON.stringify(value);
+    return text === undefined ? typeof value : clip(text);
+  } catch {
+    return typeof value;
+  }
+}
+
+/** The body as JSON would carry it: a JSON string is parsed, anything else is kept. */
+function parseBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return body;
+  }
+}
+
+/** The members an envelope or a problem names things with. */
+interface Shape {
+  readonly kind: 'envelope' | 'problem' | 'other';
+  /** Where member paths start: "error." for the envelope. */
+  readonly prefix: string;
+  /** The JSON pointer of the same place. */
+  readonly pointer: string;
+  /** The object whose members are read. */
+  readonly members: Json | null;
+  readonly delayName: string;
+  readonly paramName: string;
+}
+
+const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'code', 'next_step', 'retry', 'param', 'retry_after_seconds'];
+
+function shapeOf(body: unknown): Shape {
+  if (isObject(body) && Object.prototype.hasOwnProperty.call(body, 'error')) {
+    const error = own(body, 'error');
+    return { kind: 'envelope', prefix: 'error.', pointer: '/error', members: isObject(error) ? error : null, delayName: 'retry_after', paramName: 'field' };
+  }
+  if (isObject(body) && PROBLEM_MEMBERS.some((m) => Object.prototype.hasOwnProperty.call(body, m))) {
+    return { kind: 'problem', prefix: '', pointer: '', members: body, delayName: 'retry_after_seconds', paramName: 'param' };
+  }
+  return { kind: 'other', prefix: '', pointer: '', members: null, delayName: 'retry_after_seconds', paramName: 'param' };
+}
+
+/** The delay member's value, and whether it counts as present: null is the envelope's "no delay", but no problem value. */
+function delayMember(shape: Shape): { value: unknown; present: boolean } {
+  const value = own(shape.members, shape.delayName);
+  return { value, present: value !== undefined && !(shape.kind === 'envelope' && value === null) };
+}
+
+// Seed 002's list of prose that promises a retry. Whitespace is collapsed first and every
+// alternative is a fixed string, so matching is linear in the length of the text.
+const PROMISE =
+  /\b(?:try again (?:later|shortly|soon|in a moment)|retry (?:later|shortly|soon)|please retry|temporarily unavailable[,;:.!]? please try again)\b/i;
+
+/** The first prose member that promises a retry, with the words that promise it. */
+function promise(body: unknown): { member: string; text: string; words: string } | null {
+  const prose: [string, unknown][] =
+    typeof body === 'string'
+      ? [['the body', body]]
+      : [
+          ['detail', own(body, 'detail')],
+          ['message', own(body, 'message')],
+          ['error', own(body, 'error')],
+          ['error.message', own(own(body, 'error'), 'message')],
+        ];
+  for (const [member, text] of prose) {
+    if (typeof text !== 'string') continue;
+    const match = PROMISE.exec(text.replace(/\s+/g, ' '));
+    if (match) return { member, text, words: match[0] };
+  }
+  return null;
+}
+
+/** Retry-After in seconds, counted from the Date header when it is valid, else from `now`. */
+function retryAfterHeader(headers: HeadersInput, now: number | undefined): { raw: string | null; seconds: number | null } {
+  const fields = toHeaders(headers);
+  const raw = headerValue(fields, 'retry-after');
+  if (raw === null) return { raw, seconds: null };
+  const local = referenceClock(now);
+  const date = headerValue(fields, 'date');
+  const clock = (date === null ? null : parseHttpDate(date, local)) ?? local;
+  return { raw, seconds: retryAfterSeconds(raw, clock) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The review of one body
+// ---------------------------------------------------------------------------------------------
+
+interface Finding {
+  readonly rule: ViolationRule;
+  readonly message: string;
+}
+
+function review(entry: { status: unknown; headers: HeadersInput; hasHeaders: boolean; body: unknown }, now: number | undefined): Finding[] {
+  const found: Finding[] = [];
+  const covered: string[] = []; // JSON pointers whose schema issues a finding below already reports
+  const add = (rule: ViolationRule, message: string, ...pointers: string[]): void => {
+    found.push({ rule, message });
+    covered.push(...pointers);
+  };
+  const has = (rule: ViolationRule): boolean => found.some((f) => f.rule === rule);
+
+  const body = parseBody(entry.body);
+  const shape = shapeOf(body);
+  const m = shape.members;
+  const at = (member: string): string => `${shape.prefix}${member}`;
+  const pointer = (member: string): string => `${shape.pointer}/${member}`;
+
+  const code = own(m, 'code');
+  const retry = own(m, 'retry');
+  const word = isRetryWord(retry) ? WORDS[retry]! : null;
+  const nextStep = shape.kind === 'problem' ? own(m, 'next_step') : undefined;
+  const delay = delayMember(shape);
+
+  // Seed 002, "Give every error four fields": next_step is one of three values; the schema enumerates them.
+  if (nextStep !== undefined && !(typeof nextStep === 'string' && Object.hasOwn(NEXT_STEP_NAMES, nextStep))) {
+    add('next-step-unknown', `next_step is ${show(nextStep)}, not one of ${list(Object.keys(NEXT_STEP_NAMES))}`, pointer('next_step'));
+  }
+  // The catalog's retry words (schema/catalog.json) are the only ones an agent switches on.
+  if (retry !== undefined && word === null && shape.kind !== 'other') {
+    add('retry-word-unknown', `${at('retry')} is ${show(retry)}, not a retry word of the catalog`, pointer('retry'));
+  }
+
+  // Seed 002, "Give every error four fields": a wait without a delay is refused (the problem schema requires retry_after_seconds for next_step wait).
+  const waits = (word !== null && word.next_step === WAIT && word.requires.includes('retry_after')) || nextStep === WAIT;
+  if (shape.kind !== 'other' && waits && !delay.present) {
+    const why = word !== null && word.requires.includes('retry_after') ? `${at('retry')} is ${show(retry)}, which waits for a delay` : `next_step is ${show(nextStep)}`;
+    add('wait-without-delay', `${why}, but ${at(shape.delayName)} is ${show(delay.value)}`, pointer(shape.delayName));
+  }
+
+  // Seed 002, "Give every error four fields": a delay that is not a whole number of seconds is refused, as Retry-After's delay-seconds is.
+  if (shape.kind !== 'other' && delay.present && !isWholeSeconds(delay.value)) {
+    add('delay-not-whole-seconds', `${at(shape.delayName)} is ${show(delay.value)}, not a whole non-negative number of seconds`, pointer(shape.delayName));
+  }
+
+  // Seed 002, "Give every error four fields": a fix without a parameter is refused; the catalog says which retry words require a field.
+  if (shape.kind !== 'other' && !hasText(own(m, shape.paramName))) {
+    let why: string | null = null;
+    if (word !== null) {
+      if (word.requires.includes('field')) why = `${at('retry')} is ${show(retry)}, which asks for a change to one field`;
+    } else if (shape.kind === 'problem') {
+      if (isKnownCode(code)) {
+        const codeWord = CODES[code].retry;
+        if (WORDS[codeWord]!.requires.includes('field')) why = `code ${show(code)} asks for a change to one field (retry ${codeWord})`;
+      } else if (nextStep === FIX_REQUEST) {
+        why = `next_step is ${show(nextStep)} for code ${show(code)}`;
+      }
+    }
+    if (why !== null) add('fix-without-param', `${why}, but ${at(shape.paramName)} is ${show(own(m, shape.paramName))}`, pointer(shape.paramName));
+  }
+
+  // Seed 002, "When it goes wrong": a detail that promises a retry without a time; one missing delay is one finding, so not beside wait-without-delay.
+  const bodyDelay = delay.present ? (isWholeSeconds(delay.value) ? delayFrom(undefined, body) : null) : delayFrom(undefined, body);
+  const defaultDelay = word?.default_retry_after ?? null;
+  if (!delay.present && bodyDelay === null && defaultDelay === null && !has('wait-without-delay')) {
+    const promised = promise(body);
+    if (promised) {
+      add('promise-without-delay', `${promised.member} ${show(promised.text)} promises a retry ("${promised.words}"), but no field says when`);
+    }
+  }
+
+  // Seed 002, "When it goes wrong": send the delay in both places, from one number, for the client that reads headers and never bodies.
+  if (entry.hasHeaders && !has('wait-without-delay') && !has('delay-not-whole-seconds')) {
+    const header = retryAfterHeader(entry.headers, now);
+    const expected = bodyDelay ?? defaultDelay;
+    const bodySays = bodyDelay !== null ? (delay.present ? `${at(shape.delayName)} is ${show(delay.value)}` : `the body's delay is ${bodyDelay}`) : null;
+    if (header.raw === null) {
+      if (bodySays !== null) add('retry-after-missing', `${bodySays}, but there is no Retry-After header`);
+    } else if (header.seconds === null) {
+      add('retry-after-disagrees', `Retry-After ${show(header.raw)} is neither delay-seconds nor an HTTP-date`);
+    } else if (expected === null) {
+      add('retry-after-disagrees', `Retry-After ${show(header.raw)} asks for ${header.seconds} s, but the body carries no delay`);
+    } else if (header.seconds !== expected) {
+      const says = bodySays ?? `the body carries no delay and ${at('retry')} ${show(retry)} defaults to ${expected}`;
+      add('retry-after-disagrees', `Retry-After ${show(header.raw)} asks for ${header.seconds} s, but ${says}`);
+    }
+  }
+
+  // The catalog gives every known code one status (the schema's const); a problem's status member is the response's status (RFC 9457 section 3.1.2).
+  {
+    const given = typeof entry.status === 'number' ? entry.status : undefined;
+    const member = shape.kind === 'problem' && typeof own(m, 'status') === 'number' ? (own(m, 'status') as number) : undefined;
+    if (isKnownCode(code)) {
+      const catalog = CODES[code].status;
+      const parts: string[] = [];
+      if (given !== undefined && given !== catalog) parts.push(`the response status is ${given}`);
+      if (member !== undefined && member !== catalog) parts.push(`the status member is ${member}`);
+      const pointers = member !== undefined && member !== catalog ? ['/status'] : [];
+      if (parts.length > 0) add('status-disagrees', `${parts.join(' and ')}, but the catalog gives code ${show(code)} status ${catalog}`, ...pointers);
+    }
+    if (!has('status-disagrees') && given !== undefined && member !== undefined && given !== member) {
+      add('status-disagrees', `the status member is ${member}, but the response status is ${given}`);
+    }
+  }
+
+  // The contract itself (schema/envelope.schema.json, schema/problem.schema.json), less what the rules above already said.
+  const envelope = validateEnvelope(body);
+  const problem = validateProblem(body);
+  if (!envelope.valid && !problem.valid) {
+    const uncovered = (issues: readonly ValidationIssue[]): ValidationIssue[] =>
+      issues.filter((i) => !covered.some((p) => i.pointer === p || i.pointer.startsWith(`${p}/`)));
+    const describe = (issues: readonly ValidationIssue[]): string => issues.map((i) => `${i.pointer || '(the body)'}: ${i.message}`).join('; ');
+    if (shape.kind === 'other') {
+      const what = body === undefined ? 'there is no body, so it' : `the body ${show(body)}`;
+      const firsts = [...new Set([envelope.errors.slice(0, 1), problem.errors.slice(0, 1)].map(describe))].filter((t) => t !== '');
+      add('not-the-contract', `${what} is neither an envelope nor a problem: ${firsts.join('; ')}`);
+    } else {
+      const issues = uncovered(shape.kind === 'envelope' ? envelope.errors : problem.errors);
+      if (issues.length > 0) add('not-the-contract', `neither a valid envelope nor a valid problem; as ${shape.kind === 'envelope' ? 'an envelope' : 'a problem'}, ${describe(issues.slice(0, 2))}`);
+    }
+  }
+
+  return found.sort((a, b) => RULE_ORDER.get(a.rule)! - RULE_ORDER.get(b.rule)!);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The catalog
+// ---------------------------------------------------------------------------------------------
+
+/** The catalog's entries in input order, each with its name; whatever cannot be read is skipped. */
+function entriesOf(bodies: unknown): { name: string; entry: unknown }[] {
+  const out: { name: string; entry: unknown }[] = [];
+  try {
+    if (Array.isArray(bodies)) {
+      for (let i = 0; i < bodies.length; i += 1) {
+        let entry: unknown;
+        let name = `#${i}`;
+        try {
+          entry = bodies[i];
+          const given = own(entry, 'name');
+          if (typeof given === 'string') name = given;
+        } catch {
+          entry = undefined;
+        }
+        out.push({ name, entry });
+      }
+    } else if (isObject(bodies)) {
+      for (const name of Object.keys(bodies)) {
+        let entry: unknown;
+        try {
+          entry = bodies[name];
+        } catch {
+          entry = undefined;
+        }
+        out.push({ name, entry });
+      }
+    }
+  } catch {
+    // A throwing proxy or iterator: keep the entries read so far.
+  }
+  return out;
+}
+
+/**
+ * Reviews every body of a catalog and lists what an agent would trip over, body by body in input
+ * order, rule by rule in VIOLATION_RULES order: a wait with no delay, a delay that is not whole
+ * seconds, a fix that names no parameter, prose that promises a retry without a time, a
+ * Retry-After that disagrees with the body or is missing (only when `headers` is given), a body
+ * outside the contract, an unknown next step or retry word, and a status the catalog does not give
+ * the code. An empty list means the catalog passes. Never throws.
+ * @example violations([{ name: 'busy', body: { error: 'Too many requests, try again later' } }]).map((v) => v.rule)
+ * // ['promise-without-delay', 'not-the-contract']
+ */
+export function violations(bodies: CatalogBodies, options: ViolationsOptions = {}): Violation[] {
+  const out: Violation[] = [];
+  let now: number | undefined;
+  try {
+    now = typeof options?.now === 'number' ? options.now : undefined;
+  } catch {
+    now = undefined;
+  }
+  for (const { name, entry } of entriesOf(bodies)) {
+    let findings: Finding[];
+    try {
+      const headers = own(entry, 'headers') as HeadersInput;
+      findings = review({ status: own(entry, 'status'), headers, hasHeaders: headers !== undefined, body: own(entry, 'body') }, now);
+    } catch {
+      findings = [{ rule: 'not-the-contract', message: 'the body could not be read: reading it threw' }];
+    }
+    for (const f of findings) out.push({ body: name, rule: f.rule, message: f.message, fix: FIXES.get(f.rule)! });
+  }
+  return out;
+}
