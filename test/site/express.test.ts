@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,18 +6,9 @@ import { agentError } from '../../src/site/agent-error.js';
 import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
+import { AGENT, PROBLEM, BROWSER, SIGNED, sha } from '../helpers/agents.js';
 
-const AGENT = { accept: 'text/markdown, text/html, */*' };
-const PROBLEM = { accept: 'application/problem+json' };
-const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
-const SIGNED = {
-  accept: '*/*',
-  signature: 'sig1=:jdq0SqOwHdyHr9+r5jw3iYZH6aNGKijYp/EstF4RQTQdi5N5YYKrD+mCT1HA1nZDsi6nJKuHxUi/5Syp3rLWBA==:',
-  'signature-input': 'sig1=("@authority");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=1735693200;tag="web-bot-auth"',
-  'signature-agent': '"https://signature-agent.example"',
-};
 const secrets: unknown[] = [];
-const sha = (b: ArrayBuffer | string) => createHash('sha256').update(typeof b === 'string' ? b : Buffer.from(b)).digest('hex');
 
 let server: TestServer;
 let plain: TestServer;

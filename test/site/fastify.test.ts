@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -6,20 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyFastify } from '../../src/site/fastify.js';
+import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha } from '../helpers/agents.js';
 
-const AGENT = { accept: 'text/markdown, text/html, */*' };
-const PROBLEM = { accept: 'application/problem+json' };
-const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
-const SIGNED = {
-  accept: '*/*',
-  signature: 'sig1=:jdq0SqOwHdyHr9+r5jw3iYZH6aNGKijYp/EstF4RQTQdi5N5YYKrD+mCT1HA1nZDsi6nJKuHxUi/5Syp3rLWBA==:',
-  'signature-input': 'sig1=("@authority");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=1735693200;tag="web-bot-auth"',
-  'signature-agent': '"https://signature-agent.example"',
-};
-const ANY = { accept: '*/*' };
 const BUFFER_BYTES = 64 * 1024;
 const secrets: unknown[] = [];
-const sha = (b: ArrayBuffer | Buffer) => createHash('sha256').update(Buffer.isBuffer(b) ? b : Buffer.from(b)).digest('hex');
 
 /** A stream of `total` bytes of `fill` in 64 KB chunks, counting the bytes it was asked for. */
 function counted(total: number, fill: number | string, head = '') {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -8,22 +7,12 @@ import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyFetch, readCapped } from '../../src/site/fetch.js';
 import { serve, type TestServer } from '../helpers/server.js';
+import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha } from '../helpers/agents.js';
 
-const AGENT = { accept: 'text/markdown, text/html, */*' };
-const PROBLEM = { accept: 'application/problem+json' };
-const BROWSER = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' };
-const ANY = { accept: '*/*' };
-const SIGNED = {
-  accept: '*/*',
-  signature: 'sig1=:jdq0SqOwHdyHr9+r5jw3iYZH6aNGKijYp/EstF4RQTQdi5N5YYKrD+mCT1HA1nZDsi6nJKuHxUi/5Syp3rLWBA==:',
-  'signature-input': 'sig1=("@authority");created=1735689600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=1735693200;tag="web-bot-auth"',
-  'signature-agent': '"https://signature-agent.example"',
-};
 const MB = 1024 * 1024;
 const CAP = 64 * 1024;
 const CHUNK = 16 * 1024;
 const secrets: unknown[] = [];
-const sha = (b: ArrayBuffer | Uint8Array) => createHash('sha256').update(new Uint8Array(b)).digest('hex');
 
 /** A body stream of `total` bytes that counts what its consumer pulls from it. */
 function counted(total: number, first = '') {
