@@ -20,3 +20,25 @@ export const SIGNED = {
 /** SHA-256 of bytes or text, hex. */
 export const sha = (bytes: ArrayBuffer | Uint8Array | string): string =>
   createHash('sha256').update(typeof bytes === 'string' ? bytes : new Uint8Array(bytes)).digest('hex');
+
+/** The chunk size of counted() streams. */
+export const CHUNK = 16 * 1024;
+
+/** A body stream of `total` bytes that counts what its consumer pulls from it. */
+export function counted(total: number, first = '') {
+  const stats = { pulled: 0, cancelled: false };
+  const prefix = new TextEncoder().encode(first);
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (stats.pulled >= total) return controller.close();
+      const chunk = new Uint8Array(Math.min(CHUNK, total - stats.pulled)).fill(120);
+      if (stats.pulled === 0) chunk.set(prefix);
+      stats.pulled += chunk.byteLength;
+      controller.enqueue(chunk);
+    },
+    cancel() {
+      stats.cancelled = true;
+    },
+  });
+  return { stream, stats };
+}

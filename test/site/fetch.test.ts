@@ -7,31 +7,12 @@ import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyFetch, readCapped } from '../../src/site/fetch.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha } from '../helpers/agents.js';
+import { AGENT, CHUNK, counted, PROBLEM, BROWSER, ANY, SIGNED, sha } from '../helpers/agents.js';
 
 const MB = 1024 * 1024;
 const CAP = 64 * 1024;
-const CHUNK = 16 * 1024;
 const secrets: unknown[] = [];
 
-/** A body stream of `total` bytes that counts what its consumer pulls from it. */
-function counted(total: number, first = '') {
-  const stats = { pulled: 0, cancelled: false };
-  const prefix = new TextEncoder().encode(first);
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (stats.pulled >= total) return controller.close();
-      const chunk = new Uint8Array(Math.min(CHUNK, total - stats.pulled)).fill(120);
-      if (stats.pulled === 0) chunk.set(prefix);
-      stats.pulled += chunk.byteLength;
-      controller.enqueue(chunk);
-    },
-    cancel() {
-      stats.cancelled = true;
-    },
-  });
-  return { stream, stats };
-}
 
 const GONE = { error: { code: 'out_of_stock', message: 'Gone', field: null, retry: 'no', retry_after: null } };
 let errorStream: ReturnType<typeof counted>['stats'] | undefined;
