@@ -5,9 +5,6 @@ import type { Catalog } from './catalog-model.js';
 import { codeExamples } from './examples.js';
 import { headerSentence, markupHeader, scriptHeader } from './header.js';
 
-export const TABLE_START = '<!-- codes:start -->';
-export const TABLE_END = '<!-- codes:end -->';
-
 const cell = (text: string | number): string => String(text).replace(/\|/g, '\\|');
 
 /** The Markdown code table: one row per code, with its status, retry word, next step and advice. */
@@ -59,13 +56,18 @@ export function emitErrorsMd(catalog: Catalog): string {
   ].join('\n');
 }
 
+/** Replaces what stands between `<!-- name:start -->` and `<!-- name:end -->` in a text with a generated table. */
+export function injectTable(text: string, name: string, table: string, source: string): string {
+  const [startMark, endMark] = [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`];
+  const start = text.indexOf(startMark);
+  const end = text.indexOf(endMark);
+  if (start < 0 || end < start) throw new Error(`README.md has no ${startMark} ... ${endMark} markers for a generated table`);
+  return `${text.slice(0, start)}${startMark}\n${markupHeader(source)}\n${table}\n${endMark}${text.slice(end + endMark.length)}`;
+}
+
 /** README.md with the code table between its markers replaced. */
 export function injectReadme(readme: string, catalog: Catalog): string {
-  const start = readme.indexOf(TABLE_START);
-  const end = readme.indexOf(TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${TABLE_START} ... ${TABLE_END} markers for the code table`);
-  const table = `${TABLE_START}\n${markupHeader('schema/catalog.json')}\n${codeTable(catalog)}\n${TABLE_END}`;
-  return readme.slice(0, start) + table + readme.slice(end + TABLE_END.length);
+  return injectTable(readme, 'codes', codeTable(catalog), 'schema/catalog.json');
 }
 
 /** A header name as HTTP documents write it: retry-after -> Retry-After. */

@@ -10,9 +10,12 @@ import { staleFiles, writeGenerated } from './write.js';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
-  let catalog;
+  let files: Map<string, string>;
+  let readme: string;
   try {
-    catalog = await loadCatalog();
+    const catalog = await loadCatalog();
+    files = await renderGenerated(catalog);
+    readme = await renderReadme(catalog);
   } catch (error) {
     if (error instanceof CatalogError) {
       console.error(error.message);
@@ -20,8 +23,6 @@ async function main(): Promise<number> {
     }
     throw error;
   }
-  const files = await renderGenerated(catalog);
-  const readme = await renderReadme(catalog);
   if (values.check) {
     const stale = await staleFiles(files, readme);
     if (stale.length === 0) return 0;

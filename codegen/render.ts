@@ -3,7 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from './catalog-model.js';
 import { emitCatalog } from './emit-catalog.js';
-import { emitErrorsMd, emitProblemPage, emitProblemPagesModule, injectReadme } from './emit-docs.js';
+import { emitErrorsMd, emitProblemPage, emitProblemPagesModule, injectReadme, injectTable } from './emit-docs.js';
+import { emitLintMd, emitLintRules, lintRuleTable, loadLintRules } from './lint-rules.js';
 import { openApi30, openApi31 } from './emit-openapi.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, emitValidatorTypes } from './emit-validators.js';
@@ -26,10 +27,14 @@ export async function renderGenerated(catalog: Catalog): Promise<Map<string, str
   ]);
   for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code));
   files.set('problem-pages.ts', emitProblemPagesModule(catalog));
+  const rules = await loadLintRules();
+  files.set('lint-rules.ts', emitLintRules(rules));
+  files.set('LINT.md', emitLintMd(rules));
   return files;
 }
 
 /** README.md as codegen would leave it. */
 export async function renderReadme(catalog: Catalog): Promise<string> {
-  return injectReadme(await readFile(join(ROOT, 'README.md'), 'utf8'), catalog);
+  const readme = injectReadme(await readFile(join(ROOT, 'README.md'), 'utf8'), catalog);
+  return injectTable(readme, 'lint-rules', lintRuleTable(await loadLintRules()), 'schema/lint-rules.json');
 }
