@@ -23,7 +23,7 @@ export interface CodeEntry {
   retry: string;
   title: string;
   advice: string;
-  family: 'core' | 'identity' | 'payment' | 'negotiation';
+  family: 'core' | 'identity' | 'payment' | 'negotiation' | 'site';
   draft?: boolean;
   google: string;
   stripe: string;

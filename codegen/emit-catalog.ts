@@ -34,7 +34,7 @@ export function emitCatalog(catalog: Catalog): string {
     '  readonly retry: RetryWord;',
     '  readonly title: string;',
     '  readonly advice: string;',
-    "  readonly family: 'core' | 'identity' | 'payment' | 'negotiation';",
+    "  readonly family: 'core' | 'identity' | 'payment' | 'negotiation' | 'site';",
     '  readonly draft?: boolean;',
     '  readonly google: string;',
     '  readonly stripe: string;',

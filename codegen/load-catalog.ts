@@ -5,7 +5,7 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { visit } from 'jsonc-parser';
 import { CATALOG_FILE, ROOT, SCHEMA_DIR } from './paths.js';
-import { CatalogError, type Catalog, type CatalogProblem } from './catalog-model.js';
+import { CatalogError, type Catalog, type CatalogProblem, type CodeEntry } from './catalog-model.js';
 import { loadBodySchemas } from './body-schemas.js';
 
 /** Escapes one JSON pointer segment (RFC 6901). */
@@ -14,7 +14,7 @@ export function pointerSegment(key: string): string {
 }
 
 /** Finds keys written twice in one object, which JSON.parse would silently collapse to the last. */
-function duplicateKeys(text: string): CatalogProblem[] {
+export function duplicateKeys(text: string): CatalogProblem[] {
   const problems: CatalogProblem[] = [];
   const seen: Set<string>[] = [];
   visit(text, {
@@ -55,6 +55,23 @@ function metaSchema(): Promise<(value: unknown) => CatalogProblem[]> {
   return metaValidator;
 }
 
+/** Examples that lack what their code's retry word requires. */
+export function exampleProblems(codes: Record<string, Pick<CodeEntry, 'retry' | 'example'>>, words: Catalog['retry_words']): CatalogProblem[] {
+  const problems: CatalogProblem[] = [];
+  for (const [code, entry] of Object.entries(codes)) {
+    const word = words[entry.retry];
+    if (!word) continue; // the meta-schema has already named an unknown word
+    const at = `/codes/${pointerSegment(code)}/example`;
+    if (word.requires.includes('field') && entry.example.field === undefined) {
+      problems.push({ pointer: at, reason: `the example of a ${entry.retry} code needs a field` });
+    }
+    if (word.requires.includes('retry_after') && entry.example.retry_after === undefined) {
+      problems.push({ pointer: at, reason: `the example of a ${entry.retry} code needs a retry_after` });
+    }
+  }
+  return problems;
+}
+
 /** The checks JSON Schema cannot state: references between parts of the catalog. */
 async function crossReferences(catalog: Catalog): Promise<CatalogProblem[]> {
   const problems: CatalogProblem[] = [];
@@ -72,17 +89,7 @@ async function crossReferences(catalog: Catalog): Promise<CatalogProblem[]> {
       problems.push({ pointer: at, reason: 'only a word whose next step is wait can carry a delay' });
     }
   }
-  for (const [code, entry] of Object.entries(catalog.codes)) {
-    const word = catalog.retry_words[entry.retry];
-    if (!word) continue; // the meta-schema has already named an unknown word
-    const at = `/codes/${pointerSegment(code)}/example`;
-    if (word.requires.includes('field') && entry.example.field === undefined) {
-      problems.push({ pointer: at, reason: `the example of a ${entry.retry} code needs a field` });
-    }
-    if (word.requires.includes('retry_after') && entry.example.retry_after === undefined) {
-      problems.push({ pointer: at, reason: `the example of a ${entry.retry} code needs a retry_after` });
-    }
-  }
+  problems.push(...exampleProblems(catalog.codes, catalog.retry_words));
   for (const [status, code] of Object.entries(catalog.status_defaults)) {
     if (!catalog.codes[code]) problems.push({ pointer: `/status_defaults/${status}`, reason: `"${code}" is not a code of this catalog` });
   }

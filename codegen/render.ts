@@ -12,8 +12,8 @@ import { ROOT } from './paths.js';
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-/** Every file under generated/, keyed by its path relative to generated/. */
-export async function renderGenerated(catalog: Catalog): Promise<Map<string, string>> {
+/** Every file under generated/, keyed by its path relative to generated/. A site's extended catalog gets all but the lint rules, which are the package's own. */
+export async function renderGenerated(catalog: Catalog, options: { lintRules?: boolean } = {}): Promise<Map<string, string>> {
   const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const doc31 = await openApi31(catalog, version);
   const files = new Map<string, string>([
@@ -27,9 +27,11 @@ export async function renderGenerated(catalog: Catalog): Promise<Map<string, str
   ]);
   for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code));
   files.set('problem-pages.ts', emitProblemPagesModule(catalog));
-  const rules = await loadLintRules();
-  files.set('lint-rules.ts', emitLintRules(rules));
-  files.set('LINT.md', emitLintMd(rules));
+  if (options.lintRules !== false) {
+    const rules = await loadLintRules();
+    files.set('lint-rules.ts', emitLintRules(rules));
+    files.set('LINT.md', emitLintMd(rules));
+  }
   return files;
 }
 

@@ -1,7 +1,7 @@
 // Compares generated/ with what codegen renders, and writes it in one swap.
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
-import { GENERATED_DIR, README, ROOT } from './paths.js';
+import { basename, dirname, join, relative } from 'node:path';
+import { GENERATED_DIR, README } from './paths.js';
 
 /** Every file under a directory, as paths relative to it; none when it does not exist. */
 async function listFiles(dir: string): Promise<string[]> {
@@ -31,18 +31,20 @@ export async function staleFiles(files: Map<string, string>, readme: string): Pr
   return stale;
 }
 
-/** Writes into a fresh directory beside generated/, then swaps it in, so a failure leaves generated/ as it was. */
-export async function writeGenerated(files: Map<string, string>): Promise<void> {
-  const next = join(ROOT, `.generated-next-${process.pid}`);
-  const old = join(ROOT, `.generated-old-${process.pid}`);
+/** Writes into a fresh directory beside `target` (generated/ by default), then swaps it in, so a failure leaves the old one as it was. */
+export async function writeGenerated(files: Map<string, string>, target = GENERATED_DIR): Promise<void> {
+  const parent = dirname(target);
+  const next = join(parent, `.generated-next-${process.pid}`);
+  const old = join(parent, `.generated-old-${process.pid}`);
   await rm(next, { recursive: true, force: true });
   for (const [path, text] of files) {
     await mkdir(dirname(join(next, path)), { recursive: true });
     await writeFile(join(next, path), text);
   }
-  const hadOld = (await listFiles(GENERATED_DIR)).length > 0 || (await readdir(ROOT)).includes('generated');
-  if (hadOld) await rename(GENERATED_DIR, old);
-  await rename(next, GENERATED_DIR);
+  await mkdir(parent, { recursive: true });
+  const hadOld = (await readdir(parent)).includes(basename(target));
+  if (hadOld) await rename(target, old);
+  await rename(next, target);
   if (hadOld) await rm(old, { recursive: true, force: true });
 }
 

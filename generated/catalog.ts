@@ -17,7 +17,7 @@ export interface CodeEntry {
   readonly retry: RetryWord;
   readonly title: string;
   readonly advice: string;
-  readonly family: 'core' | 'identity' | 'payment' | 'negotiation';
+  readonly family: 'core' | 'identity' | 'payment' | 'negotiation' | 'site';
   readonly draft?: boolean;
   readonly google: string;
   readonly stripe: string;

@@ -1,8 +1,8 @@
 // @agent-index/errors/agent: read any error response, wait only when told, and serve older copies when sites fail.
 export { codeForStatus, isKnownCode, isRetryWord, lookup } from '../core/catalog.js';
 export type { CodeInfo } from '../core/catalog.js';
-export { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
-export type { FromResponseOptions } from '../core/from-response.js';
+export { explainResponse, fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
+export type { Explained, FromResponseOptions } from '../core/from-response.js';
 export { delayFrom, MAX_DELAY_SECONDS, parseHttpDate, retryAfterSeconds } from '../core/delay.js';
 export type { HeadersInput } from '../core/headers.js';
 export { validateEnvelope, validateProblem } from '../core/validate.js';

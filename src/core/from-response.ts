@@ -144,19 +144,26 @@ function readLoose(body: Json): Reading | null {
   return text === null ? null : { ...NONE, message: text };
 }
 
-const READERS_IN_ORDER = [readGoogle, readEnvelope, readTypedError, readProblem, readGitHub, readLoose];
+const READERS_IN_ORDER: [string, (body: Json) => Reading | null][] = [
+  ['google.rpc.Status', readGoogle],
+  ["this package's envelope", readEnvelope],
+  ['a Stripe or OpenAI error object', readTypedError],
+  ['RFC 9457 problem details', readProblem],
+  ["GitHub's error body", readGitHub],
+  ['a JSON body with only a message', readLoose],
+];
 
-/** The first dialect that recognises the body, or nothing. */
-function readStructured(body: Json): Reading {
-  for (const read of READERS_IN_ORDER) {
+/** The first dialect that recognises the body, and its name, or nothing. */
+function readStructured(body: Json): [Reading, string | null] {
+  for (const [name, read] of READERS_IN_ORDER) {
     try {
       const reading = read(body);
-      if (reading) return reading;
+      if (reading) return [reading, name];
     } catch {
       // A getter-laden or otherwise hostile object: the next reader, then the status, decide.
     }
   }
-  return NONE;
+  return [NONE, null];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -218,25 +225,31 @@ function explicitRetryHeaders(headers: Headers): Headers {
   return out;
 }
 
-/** The code of a response whose body names none: its status, refined by what is safe to read. */
-function statusCode(status: number, headers: Headers, page: PageSummary | null): string {
+/** The code of a response whose body names none, and why: its status, refined by what is safe to read. */
+function statusCode(status: number, headers: Headers, page: PageSummary | null): [string, string] {
   // GitHub, "Rate limits for the REST API": an exhausted primary limit is a 403 or 429 with
   // x-ratelimit-remaining: 0; a secondary limit is a 403 or 429 with retry-after. Not a permission error.
   if ((status === 403 || status === 429) && (headers.get('x-ratelimit-remaining')?.trim() === '0' || headers.has('retry-after'))) {
-    return READERS.signals.rate_limit_headers;
+    return [READERS.signals.rate_limit_headers, `a ${status} with an exhausted rate limit or a Retry-After is a rate limit`];
   }
-  if (status >= 400 && status < 500 && soldOut(page)) return READERS.signals.sold_out;
+  if (status >= 400 && status < 500 && soldOut(page)) return [READERS.signals.sold_out, "the page's own title or heading says sold out"];
   // A server failure stays what its status says, whatever its page claims (seed 000).
-  return codeForStatus(status);
+  const code = codeForStatus(status);
+  return [code, status >= 400 && status <= 599 ? `status ${status} means ${code}` : `status ${status} is no error status; read as ${code}`];
+}
+
+/** An envelope and the reasons it came out as it did. */
+export interface Explained {
+  readonly envelope: Envelope;
+  /** One sentence per decision: which dialect the body was, which signal or status decided the code, where the delay came from. */
+  readonly because: readonly string[];
 }
 
 /**
- * Reads any HTTP response as an envelope. Never throws; the result always passes
- * `validateEnvelope(result, { received: true })`, and the strict check whenever the response
- * named the field and delay its code calls for.
- * @example fromResponse(429, { 'retry-after': '30' }, '<html>...</html>').error.retry_after // 30
+ * fromResponse with its reasons, for a person reading why (`agent-errors classify`). Never throws.
+ * @example explainResponse(403, { 'cf-mitigated': 'challenge' }, page).because[0] // 'cf-mitigated ...'
  */
-export function fromResponse(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions = {}): Envelope {
+export function explainResponse(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions = {}): Explained {
   const now = typeof options.now === 'number' && Number.isFinite(options.now) ? options.now : Date.now();
   const safeStatus = Number.isInteger(status) ? status : 0;
   const isError = safeStatus >= 400 && safeStatus <= 599;
@@ -249,14 +262,29 @@ export function fromResponse(status: number, headers: HeadersInput, body: unknow
     text = null;
   }
   const page = text !== null && json === undefined ? readPage(text) : null;
-  const reading = isObject(json) ? readStructured(json) : NONE;
+  const [reading, dialect] = isObject(json) ? readStructured(json) : [NONE, null];
+  const because: string[] = [];
+  if (dialect) because.push(`the body is ${dialect}`);
 
   // A challenge wins over whatever the body says: the body is the challenge page.
-  const code = challengeSignal(h, page, isError) ? READERS.signals.challenge : (reading.code ?? statusCode(safeStatus, h, page));
+  const signal = challengeSignal(h, page, isError);
+  let code: string;
+  if (signal) {
+    code = READERS.signals.challenge;
+    because.push(`${signal} marks a bot challenge, which only a person can pass`);
+  } else if (reading.code !== null) {
+    code = reading.code;
+    because.push(`the body names the code ${code}`);
+  } else {
+    let why: string;
+    [code, why] = statusCode(safeStatus, h, page);
+    because.push(why);
+  }
 
   const info = lookup(code);
   // A known code keeps its catalog word; a site's own code keeps the word its body gave, if any.
   const retry: RetryWord = info.known ? info.retry : (reading.retry ?? info.retry);
+  because.push(info.known ? `${code} is a catalog code: retry ${retry}` : `${code} is a site's own code: retry ${retry}${reading.retry ? ', as its body says' : ''}`);
   let delay: number | null = null;
   const word: RetryWordEntry = RETRY_WORDS[retry];
   if (word.next_step === 'wait') {
@@ -267,6 +295,7 @@ export function fromResponse(status: number, headers: HeadersInput, body: unknow
     } catch {
       delay = null;
     }
+    because.push(delay === null ? 'the response says nothing of how long to wait' : `the response asks for a wait of ${delay} s`);
   }
   const message =
     safeMessage(reading.message) ??
@@ -276,5 +305,15 @@ export function fromResponse(status: number, headers: HeadersInput, body: unknow
     STATUS_TEXT[safeStatus] ??
     info.title;
   const field = reading.field === null ? null : cleanText(reading.field) || null;
-  return { error: { code, message, field, retry, retry_after: delay } };
+  return { envelope: { error: { code, message, field, retry, retry_after: delay } }, because };
+}
+
+/**
+ * Reads any HTTP response as an envelope. Never throws; the result always passes
+ * `validateEnvelope(result, { received: true })`, and the strict check whenever the response
+ * named the field and delay its code calls for.
+ * @example fromResponse(429, { 'retry-after': '30' }, '<html>...</html>').error.retry_after // 30
+ */
+export function fromResponse(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions = {}): Envelope {
+  return explainResponse(status, headers, body, options).envelope;
 }
