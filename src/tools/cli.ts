@@ -1,26 +1,15 @@
 #!/usr/bin/env node
-// agent-errors: the command line of @agent-index/errors.
+// agent-errors: the command line of @agent-index/errors. Exit codes: 0 clean, 1 findings, 2 usage.
 import { realpathSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { styleText } from 'node:util';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { CODES, RETRY_WORDS } from '../../generated/catalog.js';
-import { demoTables, formatTables } from './demo.js';
-import { runExample } from './example-shop.js';
+import { explainResponse } from '../core/from-response.js';
 
-const HELP = `Usage: agent-errors <command> [options]
-
-Commands:
-  codes              Print the catalog: every code with its status, retry word, next step and advice.
-  demo               Seed 002's experiment on a virtual clock: four failures in five dialects against
-                     three retry policies and this package's agent client; calls made, seconds slept.
-  start              The same over real HTTP: an example shop wrapped in AgentFriendly on a loopback
-                     port, the agent client against it, and a transcript of what it did and why.
-
-Options:
-  --json             codes, demo: print data instead of tables.
-  --scale <factor>   start: how long a second takes, in seconds (default 0.01).
-  -h, --help         Show this help.
-`;
+type Write = (text: string) => void;
 
 /** The code table as aligned text columns. */
 export function codeTableText(): string {
@@ -36,48 +25,180 @@ export function codeTableText(): string {
   return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
-/** Runs the CLI with `argv` (without node and the script); returns the exit code. */
-export async function run(
-  argv: string[],
-  out: (text: string) => void = (t) => void process.stdout.write(t),
-  err: (text: string) => void = (t) => void process.stderr.write(t),
-): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { help: { type: 'boolean', short: 'h' }, json: { type: 'boolean' }, scale: { type: 'string' } },
+/** Reads a file, or standard input for "-". */
+async function readInput(path: string): Promise<string> {
+  if (path !== '-') return readFile(path, 'utf8');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** A "Name: value" header option, collected into a list. */
+function headerOption(value: string, previous: [string, string][]): [string, string][] {
+  const colon = value.indexOf(':');
+  if (colon <= 0) throw new InvalidArgumentError(`a header is "Name: value" (got "${value}")`);
+  return [...previous, [value.slice(0, colon).trim(), value.slice(colon + 1).trim()]];
+}
+
+function statusOption(value: string): number {
+  if (!/^\d{1,3}$/.test(value)) throw new InvalidArgumentError(`a status is a number such as 429 (got "${value}")`);
+  return Number(value);
+}
+
+/** Builds the program; `out` and `err` receive all output, and `code` the exit code a command chose. */
+function program(out: Write, err: Write, exit: { code: number }): Command {
+  const color = process.stdout.isTTY === true && !process.env.NO_COLOR && out === stdout;
+  const bold = (text: string): string => (color ? styleText('bold', text) : text);
+  const cli = new Command('agent-errors')
+    .description('HTTP errors an autonomous agent can act on: the catalog, the experiment, and the checks a team runs in CI.')
+    .addHelpText('after', '\nExit codes: 0 clean, 1 findings (lint, diff, codegen --check), 2 usage.')
+    .configureOutput({ writeOut: out, writeErr: err })
+    .exitOverride()
+    .showHelpAfterError();
+
+  cli
+    .command('codes')
+    .description('print the catalog: every code with its status, retry word, next step and advice')
+    .option('--json', 'print the catalog as JSON')
+    .action((options: { json?: boolean }) => out(options.json ? `${JSON.stringify(CODES, null, 2)}\n` : `${codeTableText()}\n`));
+
+  cli
+    .command('demo')
+    .description("seed 002's experiment on a virtual clock: four failures in five dialects against three retry policies and the agent client")
+    .option('--json', 'print the cells as data')
+    .action(async (options: { json?: boolean }) => {
+      const { demoTables, formatTables } = await import('./demo.js');
+      const tables = await demoTables();
+      out(options.json ? `${JSON.stringify(tables, null, 2)}\n` : `${formatTables(tables)}\n`);
     });
-  } catch (error) {
-    err(`agent-errors: ${(error as Error).message}\n\n${HELP}`);
+
+  cli
+    .command('start')
+    .description('the experiment over real HTTP: an example shop wrapped in AgentFriendly, the agent client against it, and a transcript')
+    .option('--scale <factor>', 'how long a second takes, in seconds', (v) => {
+      const n = Number(v);
+      if (!(n > 0 && n <= 1)) throw new InvalidArgumentError(`--scale must be a number above 0 and at most 1 (got "${v}")`);
+      return n;
+    }, 0.01)
+    .action(async (options: { scale: number }) => {
+      const { runExample } = await import('./example-shop.js');
+      out((await runExample({ scale: options.scale })).text);
+    });
+
+  cli
+    .command('classify')
+    .description('read any HTTP response as the envelope, and say why')
+    .requiredOption('-s, --status <status>', 'the response status', statusOption)
+    .option('-H, --header <header>', 'a response header, "Name: value" (repeatable)', headerOption, [])
+    .option('-b, --body <file>', 'the response body; "-" reads standard input')
+    .option('--json', 'print the envelope and the reasons as JSON')
+    .action(async (options: { status: number; header: [string, string][]; body?: string; json?: boolean }) => {
+      const body = options.body === undefined ? null : await readInput(options.body);
+      const { envelope, because } = explainResponse(options.status, options.header, body);
+      if (options.json) return out(`${JSON.stringify({ ...envelope, because }, null, 2)}\n`);
+      out(`${JSON.stringify(envelope, null, 2)}\n\n${bold('why')}:\n${because.map((b) => `  - ${b}`).join('\n')}\n`);
+    });
+
+  cli
+    .command('lint')
+    .description('check an OpenAPI 3.0 or 3.1 document (YAML or JSON) declares errors an agent can act on')
+    .argument('<spec>', 'the OpenAPI document; $refs resolve relative to it')
+    .option('--json', 'print the findings as JSON')
+    .option('--sarif', 'print SARIF 2.1.0, for code-scanning UIs')
+    .option('--site-codes <codes>', "the site's own codes, comma-separated", (v) => v.split(',').map((c) => c.trim()).filter(Boolean))
+    .action(async (spec: string, options: { json?: boolean; sarif?: boolean; siteCodes?: string[] }) => {
+      const { lintOpenApi, formatFindings, LintInputError } = await import('./lint-openapi.js');
+      let findings;
+      try {
+        findings = await lintOpenApi(resolve(spec), { siteCodes: options.siteCodes ?? [] });
+      } catch (error) {
+        if (!(error instanceof LintInputError)) throw error;
+        err(`agent-errors lint: ${error.message}\n`);
+        exit.code = 2;
+        return;
+      }
+      if (options.sarif) {
+        const { toSarif } = await import('./sarif.js');
+        out(`${JSON.stringify(toSarif(findings, { uri: spec, source: await readFile(spec, 'utf8') }), null, 2)}\n`);
+      } else out(options.json ? `${JSON.stringify(findings, null, 2)}\n` : `${formatFindings(findings, { color })}\n`);
+      exit.code = findings.length > 0 ? 1 : 0;
+    });
+
+  cli
+    .command('diff')
+    .description('the breaking-change review of an error contract: two catalogs, or two OpenAPI documents')
+    .argument('<before>', 'the catalog or OpenAPI document before (JSON or YAML)')
+    .argument('<after>', 'the same after')
+    .option('--closed-enums', "count an added code as breaking, for consumers whose code enum is closed")
+    .option('--json', 'print the changes as JSON')
+    .action(async (before: string, after: string, options: { closedEnums?: boolean; json?: boolean }) => {
+      const { parse } = await import('yaml');
+      const { diffCatalog, formatDiff } = await import('./diff.js');
+      const [beforeDoc, afterDoc] = await Promise.all([before, after].map(async (file) => parse(await readFile(file, 'utf8')) as unknown));
+      let result;
+      try {
+        result = diffCatalog(beforeDoc, afterDoc, { closedEnums: options.closedEnums === true });
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error;
+        err(`agent-errors diff: ${error.message}\n`);
+        exit.code = 2;
+        return;
+      }
+      out(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatDiff(result)}\n`);
+      exit.code = result.breaking.length > 0 ? 1 : 0;
+    });
+
+  cli
+    .command('codegen')
+    .description("write the package's artifacts (types, validators, OpenAPI components, docs) for the catalog plus a site's own codes")
+    .requiredOption('--extend <file>', "the site's extension catalog (JSON)")
+    .requiredOption('--out <dir>', 'where to write the artifacts')
+    .action(async (options: { extend: string; out: string }) => {
+      // The one command that runs codegen: the CLI is a tool, and the build step is what it offers here.
+      let codegen;
+      try {
+        codegen = await import('../../codegen/extend.js');
+      } catch (error) {
+        err(`agent-errors codegen needs ajv, json-schema-to-typescript and jsonc-parser: npm install -D ajv json-schema-to-typescript jsonc-parser (${(error as Error).message})\n`);
+        exit.code = 2;
+        return;
+      }
+      const { CatalogError } = await import('../../codegen/catalog-model.js');
+      const { writeGenerated } = await import('../../codegen/write.js');
+      try {
+        const files = await codegen.renderExtended(resolve(options.extend));
+        await writeGenerated(files, resolve(options.out));
+        out(`wrote ${files.size} files to ${options.out}\n`);
+      } catch (error) {
+        if (!(error instanceof CatalogError)) throw error;
+        err(`${error.message}\n`);
+        exit.code = 1;
+      }
+    });
+  return cli;
+}
+
+const stdout: Write = (t) => void process.stdout.write(t);
+const stderr: Write = (t) => void process.stderr.write(t);
+
+/** Runs the CLI with `argv` (without node and the script); resolves to the exit code. */
+export async function run(argv: string[], out: Write = stdout, err: Write = stderr): Promise<number> {
+  const exit = { code: 0 };
+  if (argv.length === 0) {
+    // No command is a usage error: show what there is.
+    err(program(out, err, exit).helpInformation());
     return 2;
   }
-  const [command, ...rest] = parsed.positionals;
-  if (parsed.values.help || command === undefined || command === 'help') {
-    out(HELP);
-    return command === undefined && !parsed.values.help ? 2 : 0;
-  }
-  if (command === 'codes' && rest.length === 0) {
-    out(parsed.values.json ? `${JSON.stringify(CODES, null, 2)}\n` : `${codeTableText()}\n`);
-    return 0;
-  }
-  if (command === 'demo' && rest.length === 0) {
-    const tables = await demoTables();
-    out(parsed.values.json ? `${JSON.stringify(tables, null, 2)}\n` : `${formatTables(tables)}\n`);
-    return 0;
-  }
-  if (command === 'start' && rest.length === 0) {
-    const scale = parsed.values.scale === undefined ? 0.01 : Number(parsed.values.scale);
-    if (!(scale > 0 && scale <= 1)) {
-      err(`agent-errors: --scale must be a number above 0 and at most 1 (got ${parsed.values.scale})\n`);
-      return 2;
+  try {
+    await program(out, err, exit).parseAsync(argv, { from: 'user' });
+    return exit.code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version' ? 0 : 2;
     }
-    out((await runExample({ scale })).text);
-    return 0;
+    err(`agent-errors: ${(error as Error).message}\n`);
+    return 2;
   }
-  err(`agent-errors: unknown command "${[command, ...rest].join(' ')}"\n\n${HELP}`);
-  return 2;
 }
 
 // Run only when executed, not when imported by a test.

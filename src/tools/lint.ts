@@ -2,3 +2,5 @@
 export { validateEnvelope, validateProblem } from '../core/validate.js';
 export type { ValidationIssue, ValidationResult } from '../core/validate.js';
 export { VIOLATION_RULES, violations, type CatalogBodies, type CatalogBody, type Violation, type ViolationRule, type ViolationRuleInfo, type ViolationsOptions } from './violations.js';
+export { formatFindings, lintOpenApi, LintInputError, type FormatFindingsOptions, type LintFinding, type LintOpenApiOptions } from './lint-openapi.js';
+export { SARIF_SCHEMA_URI, toSarif, type SarifLog, type ToSarifOptions } from './sarif.js';
