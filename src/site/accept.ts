@@ -56,8 +56,27 @@ export function preference(ranges: readonly MediaRange[], mediaType: string): { 
 /** The media types that mark an agent when a caller ranks one at least as high as HTML. */
 const AGENT_TYPES = ['application/json', 'application/problem+json', 'text/markdown'];
 
+// Callers send few distinct Accept values, and every request asks: remember the answers, boundedly.
+const MEMO_LIMIT = 256;
+const agentMemo = new Map<string, boolean>();
+const problemMemo = new Map<string, boolean>();
+
+function memo(cache: Map<string, boolean>, accept: string | null | undefined, decide: (accept: string | null | undefined) => boolean): boolean {
+  if (!accept || accept.length > 512) return decide(accept);
+  const known = cache.get(accept);
+  if (known !== undefined) return known;
+  if (cache.size >= MEMO_LIMIT) cache.clear();
+  const answer = decide(accept);
+  cache.set(accept, answer);
+  return answer;
+}
+
 /** True when an Accept value names an agent's type explicitly and ranks it at least as high as text/html. */
 export function acceptsLikeAnAgent(accept: string | null | undefined): boolean {
+  return memo(agentMemo, accept, decideAgent);
+}
+
+function decideAgent(accept: string | null | undefined): boolean {
   const ranges = parseAccept(accept);
   const html = preference(ranges, 'text/html').q;
   // A bare */* (or application/*) says nothing: the agent's type must be named.
@@ -69,6 +88,10 @@ export function acceptsLikeAnAgent(accept: string | null | undefined): boolean {
 
 /** Which error body a caller prefers: problem details only when it ranks them above plain JSON. */
 export function prefersProblem(accept: string | null | undefined): boolean {
+  return memo(problemMemo, accept, decideProblem);
+}
+
+function decideProblem(accept: string | null | undefined): boolean {
   const ranges = parseAccept(accept);
   const problem = preference(ranges, 'application/problem+json');
   const json = preference(ranges, 'application/json');

@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isAgentError } from './agent-error.js';
 import { isAgentRequest, type AgentFriendlyOptions } from './friendly.js';
-import { answerThrown, captureErrors, serveDocs } from './node.js';
+import { answerThrown, captureErrors, mayBeDocs, serveDocs } from './node.js';
 
 type Next = (error?: unknown) => void;
 
@@ -12,15 +12,13 @@ type Next = (error?: unknown) => void;
  * @example app.use(agentFriendlyExpress());
  */
 export function agentFriendlyExpress(options: AgentFriendlyOptions = {}) {
+  const proceed = (req: IncomingMessage, res: ServerResponse, next: Next): void => {
+    if (isAgentRequest(req)) captureErrors(req, res, options);
+    next();
+  };
   return (req: IncomingMessage, res: ServerResponse, next: Next): void => {
-    serveDocs(req, res, options).then(
-      (served) => {
-        if (served) return;
-        if (isAgentRequest(req)) captureErrors(req, res, options);
-        next();
-      },
-      next,
-    );
+    if (!mayBeDocs(req, options)) return proceed(req, res, next);
+    serveDocs(req, res, options).then((served) => (served ? undefined : proceed(req, res, next)), next);
   };
 }
 

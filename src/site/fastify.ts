@@ -130,19 +130,25 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
   const rendered = new WeakSet<FastifyReply>();
 
   if (options.docs !== false) {
-    fastify.addHook('onRequest', async (request, reply) => {
-      // docsResponse only answers paths with /problems/ in them; every other request skips it.
-      if (!request.url.includes('/problems/')) return;
-      const page = await docsResponse(request.method, request.url.split('?', 1)[0]!, request.headers, options);
-      if (!page) return;
-      rendered.add(reply);
-      reply.code(page.status).headers(page.headers);
-      return reply.send(Buffer.from(page.body));
+    fastify.addHook('onRequest', (request, reply, done) => {
+      // docsResponse only answers paths with /problems/ in them; every other request skips it at once.
+      if (!request.url.includes('/problems/')) return done();
+      docsResponse(request.method, request.url.split('?', 1)[0]!, request.headers, options).then((page) => {
+        if (!page) return done();
+        rendered.add(reply);
+        reply.code(page.status).headers(page.headers).send(Buffer.from(page.body));
+      }, done);
     });
   }
 
-  fastify.addHook('onSend', async (request, reply, payload) => {
-    if (reply.statusCode < 400 || rendered.has(reply) || !isAgentRequest({ headers: request.headers })) return payload;
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    // Hooks that finish at once for what they leave alone: a success, a rendered reply, a browser.
+    if (reply.statusCode < 400 || rendered.has(reply) || !isAgentRequest({ headers: request.headers })) return done(null, payload);
+    convertPayload(request, reply, payload).then((body) => done(null, body), done);
+  });
+
+  /** The app's error payload as this contract for an agent, or as it was when it already is. */
+  async function convertPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const body = await readPayload(payload, cap);
     if (body === undefined) return payload;
     const converted = convertAppError(
@@ -163,7 +169,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     for (const cookie of converted.headers.getSetCookie()) reply.header('set-cookie', cookie);
     // Fastify sets Content-Length from the new body, and node sends none of it for HEAD.
     return converted.body;
-  });
+  }
 
   fastify.setErrorHandler(function agentFriendlyErrorHandler(error: FastifyError, request, reply) {
     const agent = isAgentRequest({ headers: request.headers });

@@ -85,8 +85,11 @@ const ENTITY_HEADERS = new Set([
 /** True when a body already is this contract: a valid envelope, or valid problem details. */
 export function alreadyInContract(contentType: string | null, body: Uint8Array | string | null): boolean {
   if (body === null || !contentType || !/json/i.test(contentType)) return false;
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  // Both bodies require a member no other error body has: skip the parse and the schema without it.
+  if (!text.includes('"retry_after"') && !text.includes('"next_step"')) return false;
   try {
-    const value: unknown = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(body));
+    const value: unknown = JSON.parse(text);
     return /problem\+json/i.test(contentType) ? validateProblem(value).valid : validateEnvelope(value).valid;
   } catch {
     return false;

@@ -25,11 +25,18 @@ function replace(c: Context, response: Response): void {
 export function agentFriendlyHono(options: AgentFriendlyOptions = {}): MiddlewareHandler {
   return async (c, next) => {
     const request = c.req.raw;
-    const page = await docsPage(request, options);
-    if (page) return page;
-    if (!isAgentRequest(request)) return next();
-    const facts: RequestFacts = { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
-    const thrown = (error: unknown): void => replace(c, renderedResponse(renderThrown(error, facts.accept, facts.base, options), facts.method));
+    if (options.docs !== false && c.req.path.includes('/problems/')) {
+      const page = await docsPage(request, options);
+      if (page) return page;
+    }
+    // On @hono/node-server the raw node headers are at hand; reading request.headers would build a Headers per request.
+    const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
+    if (!isAgentRequest({ headers: incoming?.headers ?? request.headers })) return next();
+    const facts = (): RequestFacts => ({ method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) });
+    const thrown = (error: unknown): void => {
+      const f = facts();
+      replace(c, renderedResponse(renderThrown(error, f.accept, f.base, options), f.method));
+    };
     try {
       await next();
     } catch (error) {
@@ -45,6 +52,6 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
       void c.res.body?.cancel().catch(() => undefined);
       return thrown(c.error);
     }
-    replace(c, await convertErrorResponse(c.res, facts, options));
+    replace(c, await convertErrorResponse(c.res, facts(), options));
   };
 }

@@ -1,0 +1,241 @@
+// The apps bench/site.ts loads: the same three routes on node:http, Express 5, Fastify 5 and Hono
+// (on @hono/node-server), each bare or wrapped in its AgentFriendly adapter (or, for
+// bench/site-pieces.ts, a no-op integration or the changed adapters of bench/site-fixes.ts; see
+// VARIANTS). Imported by bench/site-server.ts (one server per child process) and, for the shared
+// constants, by the bench/site*.ts scripts.
+//
+//   GET /json     200, a 1 KB JSON object, serialized the way the framework does it
+//   GET /stream   200, 1 MiB of application/octet-stream in 16 chunks of 64 KiB, one chunk per turn
+//                 of the event loop (setImmediate between chunks), as each framework streams:
+//                 res.write (node:http, Express), a node Readable (Fastify), a ReadableStream (Hono)
+//   GET /missing  the app's own 404: a small HTML page (node:http, whose "app" is the listener),
+//                 Express's finalhandler page, Fastify's JSON 404, Hono's text 404
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { FastifyPluginAsync } from 'fastify';
+import type { MiddlewareHandler } from 'hono';
+
+export const ADAPTERS = ['node', 'express', 'fastify', 'hono'] as const;
+export type Adapter = (typeof ADAPTERS)[number];
+/**
+ * bare: the app alone. wrapped: with its AgentFriendly adapter from src/site. noop: with an
+ * integration of the same kind that does nothing (bench/site-pieces.ts: the floor any adapter of
+ * that shape pays).
+ */
+export const VARIANTS = ['bare', 'wrapped', 'noop'] as const;
+export type Variant = (typeof VARIANTS)[number];
+
+/** What an agent sends (test/site/*.test.ts's AGENT): it ranks Markdown first, so AgentFriendly answers it. */
+export const AGENT_ACCEPT = 'text/markdown, text/html, */*';
+
+export const CHUNK_BYTES = 64 * 1024;
+export const CHUNKS = 16;
+export const STREAM_BYTES = CHUNK_BYTES * CHUNKS; // 1 MiB
+
+/** A 1 KB JSON object (JSON.stringify gives JSON_BYTES bytes). */
+export const JSON_BODY = {
+  order: 'ord_1042',
+  status: 'shipped',
+  currency: 'EUR',
+  items: Array.from({ length: 15 }, (_, i) => ({ sku: `sku-${1000 + i}`, name: `Item number ${i}`, qty: 1 + (i % 3), price: 1000 + i * 25 })),
+};
+export const JSON_BYTES = Buffer.byteLength(JSON.stringify(JSON_BODY));
+
+/** The bare node:http app's own 404 page (nginx's default). */
+export const NODE_404 = '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
+// One chunk, filled once and sent as it is (never changed, so sending it again is safe).
+const CHUNK = Buffer.alloc(CHUNK_BYTES, 0x61);
+
+/** Writes the 1 MiB body on a node response, one chunk per turn of the event loop, waiting for drain. */
+function streamNode(res: ServerResponse): void {
+  let sent = 0;
+  const next = (): void => {
+    if (res.destroyed) return;
+    if (sent === CHUNKS) return void res.end();
+    sent += 1;
+    if (res.write(CHUNK)) setImmediate(next);
+    else res.once('drain', next);
+  };
+  next();
+}
+
+async function* chunks(): AsyncGenerator<Buffer> {
+  for (let i = 0; i < CHUNKS; i++) {
+    if (i > 0) await nextTurn();
+    yield CHUNK;
+  }
+}
+
+function webStream(): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (sent > 0) await nextTurn();
+        if (sent === CHUNKS) return controller.close();
+        sent += 1;
+        controller.enqueue(CHUNK);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+export interface Running {
+  readonly port: number;
+  readonly close: () => Promise<void>;
+}
+
+async function listen(server: Server): Promise<Running> {
+  server.keepAliveTimeout = 120_000;
+  server.headersTimeout = 130_000;
+  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+function nodeListener(req: IncomingMessage, res: ServerResponse): void {
+  if (req.url === '/json') {
+    const body = JSON.stringify(JSON_BODY);
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  } else if (req.url === '/stream') {
+    res.writeHead(200, { 'content-type': 'application/octet-stream' });
+    streamNode(res);
+  } else {
+    res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(NODE_404) });
+    res.end(NODE_404);
+  }
+}
+
+type NodeListener = (req: IncomingMessage, res: ServerResponse) => unknown;
+type Next = (error?: unknown) => void;
+
+/** What each variant puts around the app, per framework. */
+interface Integration {
+  node?: (listener: NodeListener) => NodeListener;
+  express?: { first: (req: IncomingMessage, res: ServerResponse, next: Next) => void; last?: (error: unknown, req: IncomingMessage, res: ServerResponse, next: Next) => void };
+  fastify?: FastifyPluginAsync;
+  hono?: MiddlewareHandler;
+}
+
+async function integration(variant: Variant, adapter: Adapter): Promise<Integration> {
+  if (variant === 'bare') return {};
+  if (variant === 'noop') {
+    switch (adapter) {
+      case 'node':
+        return {
+          node: (listener) => async (req, res) => {
+            await listener(req, res);
+          },
+        };
+      case 'express': {
+        // SITE_NOOP_STORES=1: the no-op also stores res.writeHead/write/end onto the response (the
+        // same functions), the three own properties captureErrors adds, to time that alone.
+        if (process.env.SITE_NOOP_STORES === '1')
+          return {
+            express: {
+              first: (_req, res, next) => {
+                res.writeHead = res.writeHead;
+                res.write = res.write;
+                res.end = res.end;
+                next();
+              },
+            },
+          };
+        return { express: { first: (_req, _res, next) => next() } };
+      }
+      case 'fastify': {
+        const plugin: FastifyPluginAsync = async (fastify) => {
+          fastify.addHook('onSend', async (_request, _reply, payload) => payload);
+        };
+        return { fastify: Object.assign(plugin, { [Symbol.for('skip-override')]: true }) };
+      }
+      case 'hono':
+        return {
+          hono: async (_c, next) => {
+            await next();
+          },
+        };
+    }
+  }
+  // Only the adapter's own module is loaded, as a site using that framework would.
+  switch (adapter) {
+    case 'node': {
+      const { agentFriendly } = await import('../src/site/node.js');
+      return { node: (listener) => agentFriendly(listener) };
+    }
+    case 'express': {
+      const { agentFriendlyExpress, agentErrorHandler } = await import('../src/site/express.js');
+      return { express: { first: agentFriendlyExpress(), last: agentErrorHandler() } };
+    }
+    case 'fastify': {
+      const { agentFriendlyFastify } = await import('../src/site/fastify.js');
+      return { fastify: agentFriendlyFastify };
+    }
+    case 'hono': {
+      const { agentFriendlyHono } = await import('../src/site/hono.js');
+      return { hono: agentFriendlyHono() };
+    }
+  }
+}
+
+async function nodeApp(around: Integration): Promise<Running> {
+  return listen(createServer((around.node ? around.node(nodeListener) : nodeListener) as NodeListener));
+}
+
+async function expressApp(around: Integration): Promise<Running> {
+  const { default: express } = await import('express');
+  const app = express();
+  if (around.express) app.use(around.express.first);
+  app.get('/json', (_req, res) => void res.json(JSON_BODY));
+  app.get('/stream', (_req, res) => {
+    res.setHeader('content-type', 'application/octet-stream');
+    streamNode(res);
+  });
+  if (around.express?.last) app.use(around.express.last);
+  return listen(createServer(app));
+}
+
+async function fastifyApp(around: Integration): Promise<Running> {
+  const { default: Fastify } = await import('fastify');
+  const app = Fastify();
+  if (around.fastify) await app.register(around.fastify);
+  app.get('/json', async () => JSON_BODY);
+  app.get('/stream', (_request, reply) => reply.type('application/octet-stream').send(Readable.from(chunks(), { objectMode: false })));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  app.server.keepAliveTimeout = 120_000;
+  app.server.headersTimeout = 130_000;
+  return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
+}
+
+async function honoApp(around: Integration): Promise<Running> {
+  const { Hono } = await import('hono');
+  const { serve } = await import('@hono/node-server');
+  const app = new Hono();
+  if (around.hono) app.use(around.hono);
+  app.get('/json', (c) => c.json(JSON_BODY));
+  app.get('/stream', (c) => c.body(webStream(), 200, { 'content-type': 'application/octet-stream' }));
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
+  });
+  return listen(server);
+}
+
+/** Starts one app on a free loopback port. */
+export async function startApp(adapter: Adapter, variant: Variant): Promise<Running> {
+  const around = await integration(variant, adapter);
+  switch (adapter) {
+    case 'node':
+      return nodeApp(around);
+    case 'express':
+      return expressApp(around);
+    case 'fastify':
+      return fastifyApp(around);
+    case 'hono':
+      return honoApp(around);
+  }
+}

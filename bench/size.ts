@@ -1,0 +1,139 @@
+// The size budgets of the two entry points people load on a hot path: each bundled with esbuild
+// (minified ESM for Node), then gzipped at level 9, at most 8 KiB. The budget counts only this
+// package's own code: node: builtins, its runtime dependencies, its optional peers and the
+// generated standalone validators (one large module shared by every entry) are left external.
+//
+// test/pack.test.ts checks the budgets on the packed tarball; `tsx bench/size.ts [dir]` prints
+// the same table for a built package folder (default: this repo, after npm run build).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build, type Plugin } from 'esbuild';
+
+/** 8 KiB, minified and gzipped. */
+export const BUDGET_BYTES = 8 * 1024;
+
+/** The entry points under budget: subpath and its file in the built package. */
+export const BUDGETED = [
+  { subpath: './agent', file: 'dist/src/agent/index.js' },
+  { subpath: './site', file: 'dist/src/site/index.js' },
+] as const;
+
+/** One module's share of a bundle. */
+export interface Contributor {
+  /** The module, relative to the package folder. */
+  readonly path: string;
+  /** Its bytes in the minified bundle (esbuild's metafile). */
+  readonly minified: number;
+  /**
+   * How many gzipped bytes the bundle loses when this module is left out, with whatever only it
+   * imports (so the shares can add up to more than the whole); for the top contributors only.
+   */
+  readonly gzipShare?: number;
+}
+
+/** What one entry point weighs. */
+export interface EntrySize {
+  readonly subpath: string;
+  readonly minified: number;
+  readonly gzip: number;
+  readonly budget: number;
+  /** The modules of the bundle, largest first. */
+  readonly contributors: readonly Contributor[];
+}
+
+/** The validators' path, for the plugin that leaves them out. */
+const VALIDATORS = /[\\/]generated[\\/]validators\.js$/;
+
+/** Leaves out the generated validators, and any module in `extra` (absolute paths). */
+function leaveOut(extra: ReadonlySet<string>): Plugin {
+  return {
+    name: 'leave-out',
+    setup(b) {
+      b.onResolve({ filter: /^\.\.?\// }, (args) => {
+        const path = resolve(args.resolveDir, args.path);
+        // External under the specifier as written, so the bundle keeps the import it would have.
+        return VALIDATORS.test(path) || extra.has(path) ? { path: args.path, external: true } : undefined;
+      });
+    },
+  };
+}
+
+async function bundle(entry: string, external: readonly string[], leftOut: ReadonlySet<string> = new Set()) {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+    external: [...external],
+    plugins: [leaveOut(leftOut)],
+  });
+  const code = result.outputFiles[0]!.contents;
+  const output = Object.values(result.metafile.outputs)[0]!;
+  return { minified: code.byteLength, gzip: gzipSync(code, { level: 9 }).byteLength, inputs: output.inputs };
+}
+
+/**
+ * Measures the budgeted entry points of the built package in `packageDir` (a folder with
+ * package.json and dist/). The `top` largest modules also get their gzipped share: the bundle is
+ * built again without each, and the difference is reported.
+ */
+export async function measure(packageDir: string, top = 4): Promise<EntrySize[]> {
+  const pkg = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+  };
+  // A package name also leaves out its subpaths (esbuild matches a package path as a prefix).
+  const external = ['node:*', ...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {})];
+  const sizes: EntrySize[] = [];
+  for (const { subpath, file } of BUDGETED) {
+    const entry = join(packageDir, file);
+    const whole = await bundle(entry, external);
+    const ranked = Object.entries(whole.inputs)
+      .map(([path, { bytesInOutput }]) => ({ absolute: resolve(path), minified: bytesInOutput }))
+      .sort((a, b) => b.minified - a.minified);
+    const contributors: Contributor[] = [];
+    for (const [i, { absolute, minified }] of ranked.entries()) {
+      const path = relative(packageDir, absolute);
+      if (i >= top || absolute === resolve(entry)) {
+        contributors.push({ path, minified });
+        continue;
+      }
+      const without = await bundle(entry, external, new Set([absolute]));
+      contributors.push({ path, minified, gzipShare: whole.gzip - without.gzip });
+    }
+    sizes.push({ subpath, minified: whole.minified, gzip: whole.gzip, budget: BUDGET_BYTES, contributors });
+  }
+  return sizes;
+}
+
+/** The table a person reads: one line per entry, then its largest modules. */
+export function formatSizes(sizes: readonly EntrySize[], top = 6): string {
+  const lines: string[] = [];
+  for (const s of sizes) {
+    const mark = s.gzip <= s.budget ? 'ok' : `OVER by ${s.gzip - s.budget}`;
+    lines.push(`${s.subpath.padEnd(8)} ${String(s.gzip).padStart(6)} B gzip (${s.minified} B minified), budget ${s.budget} B: ${mark}`);
+    for (const c of s.contributors.slice(0, top)) {
+      const share = c.gzipShare === undefined ? '' : `, ~${c.gzipShare} B of the gzip`;
+      lines.push(`           ${c.path}: ${c.minified} B minified${share}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dir = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+  if (!existsSync(join(dir, BUDGETED[0].file))) {
+    console.error(`bench/size: ${join(dir, BUDGETED[0].file)} is missing; run npm run build first.`);
+    process.exit(2);
+  }
+  const sizes = await measure(dir);
+  console.log(formatSizes(sizes));
+  process.exitCode = sizes.every((s) => s.gzip <= s.budget) ? 0 : 1;
+}
