@@ -39,7 +39,7 @@ export interface CappedBody {
   /** True when the whole body was read; false when the stream was left at the cap with more to come. */
   readonly complete: boolean;
   /** The body as it was, every byte: what was read, then the unread rest, streamed and not buffered. Once only. */
-  readonly whole: () => BodyInit | null;
+  readonly whole: () => Uint8Array | ReadableStream<Uint8Array> | null;
   /** Stops the unread rest of the stream, so its source is not pulled any further. */
   readonly cancel: () => void;
 }
@@ -140,7 +140,7 @@ export async function convertErrorResponse(response: Response, request: RequestF
   if (converted === null) {
     // Only a valid envelope or problem parses as one, so this is the rare case of a contract body;
     // if the cap cut it, its unread rest follows what was read: nothing is dropped and nothing re-read.
-    return new Response(read.whole(), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(read.whole() as ConstructorParameters<typeof Response>[0], { status: response.status, statusText: response.statusText, headers: response.headers });
   }
   read.cancel();
   converted.headers.set('content-length', String(new TextEncoder().encode(converted.body).byteLength));

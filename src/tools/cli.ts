@@ -204,5 +204,10 @@ export async function run(argv: string[], out: Write = stdout, err: Write = stde
 // Run only when executed, not when imported by a test.
 const invokedAs = process.argv[1] ? realpathSync(process.argv[1]) : '';
 if (invokedAs === fileURLToPath(import.meta.url)) {
+  // `agent-errors codes | head` closes the pipe early: that ends the output, not in a crash.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   process.exitCode = await run(process.argv.slice(2));
 }

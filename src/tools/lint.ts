@@ -4,3 +4,5 @@ export type { ValidationIssue, ValidationResult } from '../core/validate.js';
 export { VIOLATION_RULES, violations, type CatalogBodies, type CatalogBody, type Violation, type ViolationRule, type ViolationRuleInfo, type ViolationsOptions } from './violations.js';
 export { formatFindings, lintOpenApi, LintInputError, type FormatFindingsOptions, type LintFinding, type LintOpenApiOptions } from './lint-openapi.js';
 export { SARIF_SCHEMA_URI, toSarif, type SarifLog, type ToSarifOptions } from './sarif.js';
+export { BREAKING_RULES, diffCatalog, formatDiff, NON_BREAKING_RULES } from './diff.js';
+export type { Change, DiffOptions, DiffResult, DiffRule, DiffRuleInfo } from './diff.js';

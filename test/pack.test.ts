@@ -1,0 +1,249 @@
+// The package as a user meets it: packed by npm, installed from the tarball into a fresh ESM project
+// (test/fixtures/pack/) beside the optional peers it uses, type-checked there with node16 and with
+// bundler resolution, run with node and vitest, its bin run through npx, linted by publint and
+// @arethetypeswrong/cli. The size budgets of /agent and /site are weighed by npm run size (bench/size.ts).
+//
+// It packs a private copy built into a temporary folder, never dist/: test/package.test.ts builds
+// dist/ (and npm start does too), and two builds of one folder at once collide.
+import { execFile } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import { ROOT } from '../codegen/paths.js';
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  files: string[];
+  bin: Record<string, string>;
+  exports: Record<string, string | Record<string, string>>;
+};
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+const ATTW = join(ROOT, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
+const FIXTURE = join(ROOT, 'test', 'fixtures', 'pack');
+
+/**
+ * What a consumer of every subpath installs beside the package: the optional peers its code imports
+ * (express, fastify, hono; vitest for the matchers) and the types a strict TypeScript project needs
+ * (@types/node for node:http and fetch; @types/express, since Express 5 ships none). Not
+ * better-sqlite3, ajv, jsonc-parser or json-schema-to-typescript: the consumer calls neither
+ * createDiskStore nor codegen. Each at the version this repo tests against, so npm's cache has it.
+ */
+const CONSUMER_INSTALLS = ['express', 'fastify', 'hono', 'vitest', '@types/node', '@types/express'];
+
+/** Where a packed file may be: the package.json `files` entries, plus what npm always packs. */
+const ALLOWED = [...pkg.files.map((entry) => entry.replace(/\/?$/, '/')), 'package.json', 'README.md'];
+/** What must never ship. */
+const FORBIDDEN = [/(^|\/)tests?\//, /\.(test|spec)\.[cm]?[jt]sx?$/, /(^|\/)fixtures\//, /(^|\/)bench\//, /(^|\/)scratch\//, /\.map$/, /(^|\/)node_modules\//, /\.tmpl$/, /tsbuildinfo$/];
+
+interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly ms: number;
+}
+
+/** The environment for a child npm or vitest: without what `npm test` and the outer vitest set (npm_config_local_prefix would point npm at this repo). */
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^(npm_|vitest)/i.test(key) && key !== 'NODE_OPTIONS') env[key] = value;
+  return { ...env, NO_COLOR: '1', FORCE_COLOR: '0' };
+}
+
+/** Runs a command to its end; never rejects, so each check can say what failed. */
+function run(command: string, args: readonly string[], cwd: string, timeout = 120_000): Promise<Ran> {
+  const started = performance.now();
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env: cleanEnv(), encoding: 'utf8', timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+      resolve({ code, stdout, stderr: error && code === null ? `${stderr}\n${error.message}` : stderr, ms: Math.round(performance.now() - started) });
+    });
+  });
+}
+
+/** Throws with the output when a setup step fails: a failed step leaves nothing to check. */
+function ok(step: string, ran: Ran): Ran {
+  if (ran.code !== 0) throw new Error(`${step} exited ${ran.code}:\n${ran.stdout}\n${ran.stderr}`);
+  return ran;
+}
+
+/** The `error TS` lines of a tsc run, one per error. */
+const tscErrors = (ran: Ran): string[] => `${ran.stdout}\n${ran.stderr}`.split('\n').filter((line) => /error TS\d+/.test(line));
+
+/** The last line of a run's output, parsed as JSON. */
+const lastJson = (ran: Ran): Record<string, any> => JSON.parse(ran.stdout.trim().split('\n').at(-1) ?? 'null');
+
+const versionOf = (name: string): string => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
+
+describe('the packed package, installed from its tarball', () => {
+  let tmp: string;
+  let tarball: string;
+  let packed: string[];
+  let consumer: string;
+  let installed: string;
+  // Started in beforeAll and awaited by the checks, so that independent steps overlap.
+  let checkNode16: Promise<Ran>;
+  let checkBundler: Promise<Ran>;
+  let attw: Promise<Ran>;
+
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'agent-errors-pack-'));
+    const copy = join(tmp, 'package');
+    mkdirSync(copy);
+
+    // A private copy of what npm packs from the repo: package.json, every `files` entry outside
+    // dist/ as it is, and dist/ built afresh there (what npm run build does for dist/).
+    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
+    for (const entry of pkg.files) {
+      if (entry.startsWith('dist')) continue;
+      if (!existsSync(join(ROOT, entry))) throw new Error(`package.json files lists ${entry}, which does not exist (a glob is not supported here)`);
+      cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+    }
+    const build = ok('tsc -p tsconfig.build.json', await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--outDir', join(copy, 'dist')], ROOT));
+    for (const name of ['validators.js', 'validators.d.ts']) cpSync(join(ROOT, 'generated', name), join(copy, 'dist', 'generated', name));
+
+    const pack = ok('npm pack', await run('npm', ['pack', '--json', '--pack-destination', tmp], copy));
+    tarball = join(tmp, (JSON.parse(pack.stdout) as [{ filename: string }])[0].filename);
+    packed = ok('tar tzf', await run('tar', ['tzf', tarball], tmp))
+      .stdout.split('\n')
+      .filter((line) => line !== '' && !line.endsWith('/'))
+      .map((line) => line.replace(/^package\//, ''));
+
+    // The consumer: the template copied, its *.tmpl files renamed, the tarball and the peers installed.
+    consumer = join(tmp, 'consumer');
+    cpSync(FIXTURE, consumer, { recursive: true });
+    for (const name of readdirSync(consumer)) if (name.endsWith('.tmpl')) renameSync(join(consumer, name), join(consumer, name.slice(0, -'.tmpl'.length)));
+    const install = ok(
+      'npm install',
+      await run('npm', ['install', tarball, ...CONSUMER_INSTALLS.map((name) => `${name}@${versionOf(name)}`), '--prefer-offline', '--no-audit', '--no-fund'], consumer),
+    );
+    installed = join(consumer, 'node_modules', ...pkg.name.split('/'));
+    console.log(`pack: build ${build.ms} ms, npm pack ${pack.ms} ms (${packed.length} files), npm install ${install.ms} ms`);
+
+    checkNode16 = run(process.execPath, [TSC, '-p', 'tsconfig.node16.json', '--pretty', 'false'], consumer);
+    checkBundler = run(process.execPath, [TSC, '-p', 'tsconfig.bundler.json', '--pretty', 'false'], consumer);
+    attw = run(process.execPath, [ATTW, tarball, '--profile', 'esm-only', '--no-definitely-typed', '--format', 'table-flipped', '--no-color', '--no-emoji'], tmp);
+    // Keep an early failure from surfacing as an unhandled rejection before its check awaits it.
+  }, 180_000);
+
+  afterAll(() => {
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  describe('the tarball', () => {
+    it('holds only the files package.json lists, and nothing of the tests, fixtures, benchmarks or source maps', () => {
+      expect(packed.filter((file) => !ALLOWED.some((allowed) => file === allowed || file.startsWith(allowed)))).toEqual([]);
+      expect(packed.filter((file) => FORBIDDEN.some((pattern) => pattern.test(file)))).toEqual([]);
+      for (const root of ['dist/src/', 'dist/generated/', 'dist/codegen/', 'generated/', 'schema/']) expect(packed.some((file) => file.startsWith(root)), root).toBe(true);
+      expect(packed).toEqual(expect.arrayContaining(['package.json', 'README.md', 'dist/generated/validators.js', 'dist/generated/validators.d.ts']));
+    });
+
+    it('holds every file the exports map and the bin point at', () => {
+      const targets = Object.values(pkg.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)));
+      for (const target of [...targets, ...Object.values(pkg.bin)]) {
+        const file = target.replace(/^\.\//, '');
+        if (file.includes('*')) expect(packed.some((p) => p.startsWith(file.slice(0, file.indexOf('*')))), target).toBe(true);
+        else expect(packed, target).toContain(file);
+      }
+    });
+  });
+
+  describe('a TypeScript consumer (strict, skipLibCheck false) that imports every subpath', () => {
+    it('type-checks with node16 resolution', async () => {
+      const ran = await checkNode16;
+      console.log(`tsc node16: ${ran.ms} ms`);
+      expect(tscErrors(ran)).toEqual([]);
+    }, 120_000);
+
+    it('type-checks with bundler resolution', async () => {
+      const ran = await checkBundler;
+      console.log(`tsc bundler: ${ran.ms} ms`);
+      expect(tscErrors(ran)).toEqual([]);
+    }, 120_000);
+  });
+
+  describe('the consumer at run time', () => {
+    it('runs every subpath with node: the catalog, the site adapters, the agent client, the lint, the JSON files', async () => {
+      await checkNode16; // emits out/ (errors or not)
+      const ran = await run(process.execPath, [join('out', 'index.js')], consumer, 30_000);
+      expect(ran.code, ran.stderr).toBe(0);
+      const out = lastJson(ran);
+      expect(out.lookup).toEqual({ status: 429, retry: 'after_delay', next_step: 'wait', known: true });
+      expect(out.siteCodeKnown).toBe(false);
+      expect(out.validEnvelope).toBe(true);
+      expect(out.waitWithoutDelay).toBe(false);
+      expect(out.agentError).toMatchObject({ status: 429, headers: { 'retry-after': '30' }, envelope: { error: { code: 'rate_limited', retry_after: 30 } }, isAgentError: true });
+      expect(out.problem).toEqual({ type: 'https://shop.example/problems/rate_limited', valid: true });
+      expect(out.siteError).toMatchObject({ code: 'coupon_expired', retry: 'refetch' });
+      expect(out.isAgentRequest).toEqual({ json: true, browser: false });
+      expect(out.fetchAdapter).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: 'No such order' } } });
+      expect(out.agentFetch).toEqual({ ok: true, stale: false, body: '<title>Item 42</title>' });
+      expect(out.client).toEqual({
+        missing: { ok: false, code: 'not_found', retry_after: null, remembered: false },
+        busy: { ok: false, code: 'rate_limited', retry_after: 120, remembered: false },
+        busyAgain: { ok: false, code: 'rate_limited', retry_after: 120, remembered: true },
+      });
+      expect(out.express).toMatchObject({ status: 404, contentType: expect.stringContaining('application/problem+json'), body: { code: 'not_found', status: 404 } });
+      expect(out.fastify).toMatchObject({ status: 503, retryAfter: '60', body: { error: { code: 'temporarily_unavailable', retry_after: 60 } } });
+      expect(out.hono).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
+      expect(out.fromResponse).toMatchObject({ code: 'temporarily_unavailable', message: 'Down for maintenance', retry_after: 120, valid: true });
+      expect(out.violations).toContain('promise-without-delay');
+      expect(out.lintOpenApi).toEqual([]);
+      expect(out.openapi).toMatchObject({ imported: ['3.1.0', '3.0.3'], onDisk: ['3.1.0', '3.0.3'], tooManyRequests: [true, true], sameAsImport: true });
+      expect(out.schemaTitle).toBe('Envelope');
+      expect(out.packageName).toBe(pkg.name);
+    }, 120_000);
+
+    it('runs diffCatalog from /lint, as the README documents it', async () => {
+      await checkNode16;
+      const ran = await run(process.execPath, [join('out', 'diff.js')], consumer, 30_000);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(lastJson(ran)).toEqual({ breaking: 1, same: 0 });
+    }, 120_000);
+
+    it('runs the vitest matchers of /vitest under the consumer\'s own vitest', async () => {
+      const ran = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--exclude', 'out/**'], consumer, 60_000);
+      expect(ran.code, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+      expect(ran.stdout).toMatch(/1 passed/);
+    }, 60_000);
+
+    it('runs the bin through npx: --help, codes, and lint on a spec that $refs the installed components', async () => {
+      // `npx --no --` finds the installed bin and never fetches a package of that name; the `--`
+      // keeps npm from taking --help for itself.
+      const help = await run('npx', ['--no', '--', 'agent-errors', '--help'], consumer);
+      expect(help.code, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: agent-errors/);
+      const codes = await run('npx', ['--no', '--', 'agent-errors', 'codes'], consumer);
+      expect(codes.code, codes.stderr).toBe(0);
+      expect(codes.stdout).toMatch(/^rate_limited\s+429\s+after_delay/m);
+      const lint = await run('npx', ['--no', '--', 'agent-errors', 'lint', 'openapi.yaml'], consumer);
+      expect(lint.code, `${lint.stdout}\n${lint.stderr}`).toBe(0);
+    }, 60_000);
+  });
+
+  describe('package linters', () => {
+    it('publint reports no error, warning or suggestion on the tarball', async () => {
+      const bytes = readFileSync(tarball);
+      const { messages, pkg: linted } = await publint({ pack: { tarball: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer }, level: 'suggestion' });
+      const lines = messages.map((m) => `${m.type}: ${formatMessage(m, linted) ?? m.code}`);
+      console.log(`publint: ${lines.length === 0 ? 'all good' : lines.join('\n')}`);
+      expect(lines).toEqual([]);
+    });
+
+    it('@arethetypeswrong/cli reports no problem for an ESM-only package (node16 from ESM, bundler)', async () => {
+      const ran = await attw;
+      console.log(`attw --profile esm-only: exit ${ran.code}, ${ran.ms} ms`);
+      expect(ran.code, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+      // Every entry point resolves, types and JavaScript, in the two columns the profile keeps.
+      const rows = ran.stdout.split('\n').filter((line) => line.startsWith('│ "'));
+      expect(rows.length).toBe(Object.keys(pkg.exports).length);
+      for (const row of rows) {
+        const [entry, fromEsm, bundler] = row.split('│').slice(1, 4).map((cell) => cell.trim());
+        expect([fromEsm, bundler], entry).toEqual([expect.stringMatching(/^(OK|\(wildcard\))/), expect.stringMatching(/^(OK|\(wildcard\))/)]);
+      }
+    }, 60_000);
+  });
+});
