@@ -20,6 +20,7 @@ import { createAgentClient } from '../src/agent/client.js';
 import { createMemoryStore } from '../src/agent/store.js';
 import { fromResponse } from '../src/core/from-response.js';
 import { startServer, stopServer } from './agent.js';
+import { median } from './stats.js';
 
 const WARMUP_REQUESTS = 800; // per variant
 const BATCH = 150; // sequential requests per variant per round
@@ -29,14 +30,6 @@ const CPU_ROUNDS = 12;
 
 let sink = 0;
 
-function quantile(values: readonly number[], q: number): number {
-  const s = [...values].sort((a, b) => a - b);
-  const at = (s.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return s[lo]! + (s[hi]! - s[lo]!) * (at - lo);
-}
-const median = (values: readonly number[]): number => quantile(values, 0.5);
 
 interface Variant {
   what: string;

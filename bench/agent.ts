@@ -41,6 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { createAgentClient } from '../src/agent/client.js';
 import { createMemoryStore } from '../src/agent/store.js';
 import { fromResponse, MAX_BODY_BYTES } from '../src/core/from-response.js';
+import { iqr, median, round2 } from './stats.js';
 
 const CORPUS_DIR = fileURLToPath(new URL('../test/fixtures/responses/', import.meta.url));
 
@@ -88,16 +89,6 @@ let sink = 0;
 
 // ---------------------------------------------------------------- statistics
 
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
-}
-const median = (values: readonly number[]): number => quantile(values, 0.5);
-const iqr = (values: readonly number[]): [number, number] => [quantile(values, 0.25), quantile(values, 0.75)];
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 function permutations(n: number): number[][] {
   if (n === 1) return [[0]];

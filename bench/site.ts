@@ -61,6 +61,7 @@ import autocannon from 'autocannon';
 import { validateEnvelope } from '../src/index.js';
 import { buildServers, type Built } from './site-build.js';
 import { ADAPTERS, AGENT_ACCEPT, JSON_BODY, JSON_BYTES, NODE_404, STREAM_BYTES, CHUNK_BYTES, type Adapter, type Variant } from './site-apps.js';
+import { iqr, median, round2 } from './stats.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -116,18 +117,6 @@ interface Row {
   cpu: { bare: number; wrapped: number; ratio: number; control: number };
 }
 
-// ---------------------------------------------------------------- statistics
-
-export function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
-}
-export const median = (values: readonly number[]): number => quantile(values, 0.5);
-const iqr = (values: readonly number[]): [number, number] => [quantile(values, 0.25), quantile(values, 0.75)];
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 export function permutations(n: number): number[][] {
   if (n === 1) return [[0]];

@@ -44,6 +44,7 @@ import { loadCatalog } from '../codegen/load-catalog.js';
 import { newAjv, validatorSchema, VALIDATOR_EXPORTS } from '../codegen/emit-validators.js';
 import { GENERATED_DIR } from '../codegen/paths.js';
 import { EXAMPLES } from '../generated/catalog.js';
+import { iqr, median, round2 } from './stats.js';
 
 const COLD_WARMUP = 2; // discarded fresh processes per side (file cache, page cache)
 const COLD_REPS = 15; // measured fresh processes per side, interleaved
@@ -77,16 +78,6 @@ class CannotMeasure extends Error {}
 
 // ---------------------------------------------------------------- statistics
 
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const lo = Math.floor(at);
-  const hi = Math.ceil(at);
-  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (at - lo);
-}
-const median = (values: readonly number[]): number => quantile(values, 0.5);
-const iqr = (values: readonly number[]): [number, number] => [quantile(values, 0.25), quantile(values, 0.75)];
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 // ---------------------------------------------------------------- options
 
