@@ -221,7 +221,7 @@ describe('readCapped', () => {
     expect(read.complete).toBe(false);
     expect(read.head!.byteLength).toBe(CAP);
     expect(stats.pulled).toBeLessThanOrEqual(CAP + 2 * CHUNK);
-    const whole = new Uint8Array(await new Response(read.whole()).arrayBuffer());
+    const whole = new Uint8Array(await new Response(read.whole() as ConstructorParameters<typeof Response>[0]).arrayBuffer());
     expect(sha(whole)).toBe(sha(new Uint8Array(MB).fill(120)));
   });
 
