@@ -20,22 +20,6 @@ function baseFor(request: FastifyRequest, options: AgentFriendlyOptions): string
   return options.base ?? originOf({ host: request.host }, request.protocol === 'https');
 }
 
-/** The reply's headers as a Fetch Headers, each Set-Cookie kept apart; a value Headers refuses is left out. */
-function headersOf(reply: FastifyReply): Headers {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(reply.getHeaders())) {
-    if (value === undefined) continue;
-    for (const v of Array.isArray(value) ? value : [value]) {
-      try {
-        headers.append(name, String(v));
-      } catch {
-        // Not a valid header value; node would refuse it at writeHead anyway.
-      }
-    }
-  }
-  return headers;
-}
-
 /** At most `cap` bytes of a node stream, which is destroyed once read or past the cap. */
 async function readNodeStream(stream: NodeJS.ReadableStream & { destroy?: () => void }, cap: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -152,7 +136,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     const body = await readPayload(payload, cap);
     if (body === undefined) return payload;
     const converted = convertAppError(
-      { status: reply.statusCode, headers: headersOf(reply), body: body === null ? null : new Uint8Array(body.buffer, body.byteOffset, body.byteLength) },
+      { status: reply.statusCode, headers: reply.getHeaders() as Record<string, string | string[]>, body: body === null ? null : new Uint8Array(body.buffer, body.byteOffset, body.byteLength) },
       request.headers.accept ?? null,
       baseFor(request, options),
     );
@@ -160,13 +144,9 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
       // Already this contract: out as the app sent it (a stream, read whole to tell, as its bytes).
       return typeof payload === 'string' || payload instanceof Uint8Array ? payload : body;
     }
-    for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
+    for (const name of converted.drop) reply.removeHeader(name);
     reply.code(converted.status);
-    converted.headers.forEach((value, name) => {
-      if (name !== 'set-cookie') reply.header(name, value);
-    });
-    // Fastify appends each Set-Cookie.
-    for (const cookie of converted.headers.getSetCookie()) reply.header('set-cookie', cookie);
+    for (const [name, value] of Object.entries(converted.set)) reply.header(name, value);
     // Fastify sets Content-Length from the new body, and node sends none of it for HEAD.
     return converted.body;
   }

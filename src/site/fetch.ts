@@ -143,8 +143,11 @@ export async function convertErrorResponse(response: Response, request: RequestF
     return new Response(read.whole() as ConstructorParameters<typeof Response>[0], { status: response.status, statusText: response.statusText, headers: response.headers });
   }
   read.cancel();
-  converted.headers.set('content-length', String(new TextEncoder().encode(converted.body).byteLength));
-  return new Response(request.method === 'HEAD' ? null : converted.body, { status: converted.status, headers: converted.headers });
+  const headers = new Headers(response.headers);
+  for (const name of converted.drop) headers.delete(name);
+  for (const [name, value] of Object.entries(converted.set)) headers.set(name, value);
+  headers.set('content-length', String(new TextEncoder().encode(converted.body).byteLength));
+  return new Response(request.method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
 }
 
 /**

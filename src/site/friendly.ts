@@ -4,6 +4,7 @@ import { CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog
 import type { Envelope } from '../../generated/types.js';
 import { isKnownCode } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
+import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { errorHeaders, problemFrom } from '../core/render.js';
 import { validateEnvelope, validateProblem } from '../core/validate.js';
 import { acceptsLikeAnAgent, prefersProblem } from './accept.js';
@@ -99,33 +100,45 @@ export function alreadyInContract(contentType: string | null, body: Uint8Array |
 /** An app's error response, as an adapter captured it. */
 export interface CapturedError {
   readonly status: number;
-  /** The app's response headers, lower-case names. */
-  readonly headers: Headers;
+  /** The app's response headers: a Headers, or node's plain object of lower-case names. */
+  readonly headers: HeadersInput;
   /** The first bufferBytes of the app's body. */
   readonly body: Uint8Array | null;
 }
 
 /**
- * The response an agent gets for an app's own error response: converted through fromResponse,
- * negotiated, with the app's other headers (Retry-After and rate-limit fields among them) kept.
- * Returns null when the app's body already is this contract and goes out as it is.
+ * What to do to an app's error response for an agent: the new status and body, the headers that
+ * described the app's body and go (`drop`), and the headers to set. Every other header of the
+ * app's (Retry-After and rate-limit fields, Set-Cookie) stays as it was.
  */
-export function convertAppError(captured: CapturedError, accept: string | null, base: string): { status: number; headers: Headers; body: string } | null {
-  if (alreadyInContract(captured.headers.get('content-type'), captured.body)) return null;
+export interface Conversion {
+  readonly status: number;
+  readonly body: string;
+  readonly drop: ReadonlySet<string>;
+  readonly set: Readonly<Record<string, string>>;
+}
+
+function contentTypeOf(headers: HeadersInput): string | null {
+  if (headers instanceof Headers) return headers.get('content-type');
+  if (headers && !Array.isArray(headers) && typeof headers === 'object' && !(Symbol.iterator in headers)) {
+    const value = (headers as Record<string, unknown>)['content-type'];
+    return typeof value === 'string' ? value : null;
+  }
+  return toHeaders(headers).get('content-type');
+}
+
+/**
+ * How an agent's answer differs from an app's own error response: converted through fromResponse
+ * and negotiated. Returns null when the app's body already is this contract and goes out as it is.
+ */
+export function convertAppError(captured: CapturedError, accept: string | null, base: string): Conversion | null {
+  if (alreadyInContract(contentTypeOf(captured.headers), captured.body)) return null;
   const envelope = fromResponse(captured.status, captured.headers, captured.body);
   const { code } = envelope.error;
   // The status the contract gives the code (a sold-out 404 page is a 409 out_of_stock); a site's own code keeps the app's.
   const status = isKnownCode(code) ? CODES[code].status : captured.status;
   const rendered = renderEnvelope(envelope, status, accept, base);
-  const headers = new Headers();
-  captured.headers.forEach((value, name) => {
-    if (!ENTITY_HEADERS.has(name)) headers.append(name, value);
-  });
-  // getSetCookie keeps several cookies apart, where forEach would join them.
-  headers.delete('set-cookie');
-  for (const cookie of captured.headers.getSetCookie()) headers.append('set-cookie', cookie);
-  for (const [name, value] of Object.entries(rendered.headers)) headers.set(name, value);
-  return { status, headers, body: rendered.body };
+  return { status, body: rendered.body, drop: ENTITY_HEADERS, set: rendered.headers };
 }
 
 /** The default cap on a buffered error body. */

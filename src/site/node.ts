@@ -116,24 +116,15 @@ export function captureErrors(req: IncomingMessage, res: ServerResponse, options
     keep(chunk, encoding);
     restore();
     const done = [chunk, encoding, callback].find((a) => typeof a === 'function') as Callback | undefined;
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(res.getHeaders())) {
-      if (value === undefined) continue;
-      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, String(v));
-    }
     const body = chunks.length ? new Uint8Array(Buffer.concat(chunks)) : null;
-    const converted = convertAppError({ status: res.statusCode, headers, body }, req.headers.accept ?? null, baseFor(req, options));
+    const converted = convertAppError({ status: res.statusCode, headers: res.getHeaders() as Record<string, string | string[]>, body }, req.headers.accept ?? null, baseFor(req, options));
     if (converted === null) {
       // Already this contract: out as the app wrote it.
       return res.end(body ? Buffer.from(body) : undefined, done);
     }
-    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    for (const name of converted.drop) res.removeHeader(name);
     res.statusCode = converted.status;
-    converted.headers.forEach((value, name) => {
-      if (name !== 'set-cookie') res.setHeader(name, value);
-    });
-    const cookies = converted.headers.getSetCookie();
-    if (cookies.length) res.setHeader('set-cookie', cookies);
+    for (const [name, value] of Object.entries(converted.set)) res.setHeader(name, value);
     res.setHeader('content-length', Buffer.byteLength(converted.body));
     return res.end(req.method === 'HEAD' ? undefined : converted.body, done);
   } as ServerResponse['end'];
