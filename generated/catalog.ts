@@ -508,6 +508,10 @@ export const READERS = {
     "unprocessable": "invalid_input",
     "already_exists": "conflict"
   },
+  "validation_keyword": {
+    "required": "missing_field",
+    "default": "invalid_input"
+  },
   "openai_code": {
     "rate_limit_exceeded": "rate_limited",
     "insufficient_quota": "payment_required",

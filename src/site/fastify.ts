@@ -3,7 +3,8 @@
 // this package never requires it.
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { agentError, isAgentError, type AgentError } from './agent-error.js';
+import { READERS } from '../../generated/catalog.js';
+import { AgentError, isAgentError } from './agent-error.js';
 import { readCapped } from './fetch.js';
 import {
   convertAppError,
@@ -97,7 +98,8 @@ function validationError(error: unknown): AgentError | null {
     // Names from the request's own keys: no control characters, and a bounded length.
     const field = path.join('.').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 200).trim() || context;
     const text = typeof item.message === 'string' && item.message.trim() !== '' ? `${context}${String(item.instancePath ?? '')} ${item.message}` : `${field} is not valid`;
-    return { field, code: missing !== null ? 'missing_field' : 'invalid_input', message: text.slice(0, 500) };
+    const keyword = typeof item.keyword === 'string' && Object.hasOwn(READERS.validation_keyword, item.keyword) ? item.keyword : 'default';
+    return { field, code: READERS.validation_keyword[keyword as keyof typeof READERS.validation_keyword], message: text.slice(0, 500) };
   });
   const first = items[0]!;
   const options = {
@@ -105,7 +107,7 @@ function validationError(error: unknown): AgentError | null {
     message: typeof message === 'string' && message.trim() !== '' ? message.slice(0, 500) : first.message,
     ...(items.length > 1 ? { errors: items } : {}),
   };
-  return first.code === 'missing_field' ? agentError('missing_field', options) : agentError('invalid_input', options);
+  return new AgentError(first.code, options);
 }
 
 const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options) => {
