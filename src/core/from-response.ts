@@ -197,15 +197,18 @@ function informative(text: string | null): text is string {
   return !(lower === 'error' || lower === 'whitelabel error page' || /^\d{0,3}$/.test(lower));
 }
 
+/** How much of a candidate message is looked at for a dump: a stack's first frames are within it. */
+const MAX_CANDIDATE = 4000;
+
 /** A message safe to show: its first line, cleaned, and never part of a stack trace or debug dump. */
 function safeMessage(candidate: string | null): string | null {
   if (candidate === null) return null;
-  const line = candidate.slice(0, 4 * MAX_LINE).split(/\r?\n/, 1)[0]!;
-  if (looksLikeDump(candidate.slice(0, 4 * MAX_LINE))) return null;
+  const head = candidate.slice(0, MAX_CANDIDATE);
+  const line = head.split(/\r?\n/, 1)[0]!;
+  if (looksLikeDump(head)) return null;
   const text = cleanText(line);
   return text === '' ? null : text;
 }
-const MAX_LINE = 1000;
 
 /** The first line of a plain-text page, when the page is not HTML. */
 function plainLine(text: string | null, page: PageSummary | null): string | null {
