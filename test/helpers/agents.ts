@@ -1,5 +1,7 @@
 // Request header sets the AgentFriendly adapter tests share, and byte-level helpers.
 import { createHash } from 'node:crypto';
+import { expect } from 'vitest';
+import { validateEnvelope } from '../../src/index.js';
 
 /** Accept as agents send it: Markdown first, HTML as good, anything else. */
 export const AGENT = { accept: 'text/markdown, text/html, */*' };
@@ -41,4 +43,58 @@ export function counted(total: number, first = '') {
     },
   });
   return { stream, stats };
+}
+
+// Assertions every AgentFriendly adapter's table shares.
+
+/** A converted error: the status, a JSON content type, a valid envelope, and the expected members; returns the body. */
+export async function expectEnvelope(res: Response, status: number, error: Record<string, unknown>): Promise<{ error: Record<string, unknown> }> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = (await res.json()) as { error: Record<string, unknown> };
+  expect(validateEnvelope(body).errors).toEqual([]);
+  expect(body.error).toMatchObject(error);
+  return body;
+}
+
+/** A HEAD answer: the status and a JSON content type, no body. */
+export async function expectHeadersOnly(res: Response, status: number): Promise<void> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/json/);
+  expect(await res.text()).toBe('');
+}
+
+/** A body that arrived byte for byte. */
+export async function expectBytes(res: Response, expected: Uint8Array): Promise<void> {
+  const body = await res.arrayBuffer();
+  expect(body.byteLength).toBe(expected.byteLength);
+  expect(sha(body)).toBe(sha(expected));
+}
+
+/** A 500 that shows nothing of the thrown TypeError('secret db password'); returns its text. */
+export async function expectNoLeak(res: Response): Promise<string> {
+  expect(res.status).toBe(500);
+  const text = await res.text();
+  expect(text).not.toContain('secret');
+  expect(text).not.toContain('TypeError');
+  return text;
+}
+
+/** The documentation pages at /problems/{code}: HTML for a browser, the catalog entry for an agent, 404 for no code. */
+export async function expectDocsPages(get: (path: string, headers: Record<string, string>) => Promise<Response>): Promise<void> {
+  const html = await get('/problems/rate_limited', BROWSER);
+  expect(html.headers.get('content-type')).toMatch(/text\/html/);
+  expect(await html.text()).toContain('<code>rate_limited</code>');
+  expect(await (await get('/problems/rate_limited', AGENT)).json()).toMatchObject({ code: 'rate_limited', status: 429, retry: 'after_delay' });
+  expect((await get('/problems/not_a_code', BROWSER)).status).toBe(404);
+}
+
+/** A streamed error converted from its first `cap` bytes: the rest was cancelled, not read. */
+export async function expectCappedError(res: Response, stats: () => { pulled: number; cancelled: boolean }, cap: number): Promise<void> {
+  expect(res.status).toBe(500);
+  expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Broken stream' });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  expect(stats().cancelled).toBe(true);
+  expect(stats().pulled).toBeGreaterThanOrEqual(cap);
+  expect(stats().pulled).toBeLessThanOrEqual(cap + 2 * CHUNK);
 }

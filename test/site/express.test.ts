@@ -6,7 +6,7 @@ import { agentError } from '../../src/site/agent-error.js';
 import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, PROBLEM, BROWSER, SIGNED, sha } from '../helpers/agents.js';
+import { AGENT, PROBLEM, BROWSER, SIGNED, expectBytes, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak } from '../helpers/agents.js';
 
 const secrets: unknown[] = [];
 
@@ -56,11 +56,7 @@ const get = (path: string, headers: Record<string, string>, base = server.url, m
 describe('AgentFriendly on Express', () => {
   it("turns Express's own 404 page into a valid envelope for an agent", async () => {
     const res = await get('/nowhere', AGENT);
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = await res.json();
-    expect(validateEnvelope(body).errors).toEqual([]);
-    expect(body.error).toMatchObject({ code: 'not_found', retry: 'no' });
+    await expectEnvelope(res, 404, { code: 'not_found', retry: 'no' });
   });
 
   it('gives problem details to an agent that asks for them, with a type URI on its own origin', async () => {
@@ -84,10 +80,7 @@ describe('AgentFriendly on Express', () => {
   it('never shows the text of a thrown error to an agent or a browser, and hands it to onError', async () => {
     for (const headers of [AGENT, PROBLEM, BROWSER, SIGNED]) {
       const res = await get('/boom', headers);
-      expect(res.status).toBe(500);
-      const text = await res.text();
-      expect(text).not.toContain('secret');
-      expect(text).not.toContain('TypeError');
+      const text = await expectNoLeak(res);
     }
     expect(secrets.some((e) => e instanceof TypeError && e.message === 'secret db password')).toBe(true);
   });
@@ -121,10 +114,7 @@ describe('AgentFriendly on Express', () => {
   });
 
   it('streams a 10 MB success to an agent unchanged', async () => {
-    const res = await get('/stream', AGENT);
-    const body = await res.arrayBuffer();
-    expect(body.byteLength).toBe(10 * 1024 * 1024);
-    expect(sha(body)).toBe(sha(Buffer.alloc(10 * 1024 * 1024, 7).buffer as ArrayBuffer));
+    await expectBytes(await get('/stream', AGENT), new Uint8Array(Buffer.alloc(10 * 1024 * 1024, 7)));
   });
 
   it('passes a JSON success through to an agent as the app sent it', async () => {
@@ -138,18 +128,11 @@ describe('AgentFriendly on Express', () => {
   });
 
   it('answers HEAD with headers only', async () => {
-    const res = await get('/nowhere', AGENT, server.url, 'HEAD');
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toMatch(/json/);
-    expect(await res.text()).toBe('');
+    await expectHeadersOnly(await get('/nowhere', AGENT, server.url, 'HEAD'), 404);
   });
 
   it('serves the page of each code at /problems/{code}: HTML for browsers, JSON for agents', async () => {
-    const html = await get('/problems/rate_limited', BROWSER);
-    expect(html.headers.get('content-type')).toMatch(/text\/html/);
-    expect(await html.text()).toContain('<code>rate_limited</code>');
-    expect(await (await get('/problems/rate_limited', AGENT)).json()).toMatchObject({ code: 'rate_limited', status: 429, retry: 'after_delay' });
-    expect((await get('/problems/not_a_code', BROWSER)).status).toBe(404);
+    await expectDocsPages(get);
   });
 });
 

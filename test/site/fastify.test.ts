@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyFastify } from '../../src/site/fastify.js';
-import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha } from '../helpers/agents.js';
+import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha, expectEnvelope, expectNoLeak } from '../helpers/agents.js';
 
 const BUFFER_BYTES = 64 * 1024;
 const secrets: unknown[] = [];
@@ -82,11 +82,7 @@ describe('AgentFriendly on Fastify', () => {
   it("turns Fastify's own 404 into a valid envelope for an agent", async () => {
     for (const [path, headers] of [['/nowhere', AGENT], ['/nowhere', SIGNED], ['/not-here', AGENT]] as const) {
       const res = await get(path, headers);
-      expect(res.status).toBe(404);
-      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      const body = await res.json();
-      expect(validateEnvelope(body).errors).toEqual([]);
-      expect(body.error).toMatchObject({ code: 'not_found', retry: 'no' });
+      await expectEnvelope(res, 404, { code: 'not_found', retry: 'no' });
     }
   });
 
@@ -112,10 +108,7 @@ describe('AgentFriendly on Fastify', () => {
   it('never shows the text of a thrown error to an agent or a browser, and hands it to onError', async () => {
     for (const headers of [AGENT, PROBLEM, BROWSER, SIGNED]) {
       const res = await get('/boom', headers);
-      expect(res.status).toBe(500);
-      const text = await res.text();
-      expect(text).not.toContain('secret');
-      expect(text).not.toContain('TypeError');
+      const text = await expectNoLeak(res);
       if (headers === BROWSER) expect(text).toBe('{"statusCode":500,"error":"Internal Server Error","message":"Internal Server Error"}');
       else if (headers === PROBLEM) expect(JSON.parse(text)).toMatchObject({ code: 'internal', status: 500 });
       else expect(validateEnvelope(JSON.parse(text)).errors).toEqual([]);

@@ -7,7 +7,7 @@ import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyHono } from '../../src/site/hono.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, CHUNK, counted, PROBLEM, BROWSER, ANY, SIGNED, sha } from '../helpers/agents.js';
+import { AGENT, counted, PROBLEM, BROWSER, ANY, SIGNED, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak } from '../helpers/agents.js';
 
 const MB = 1024 * 1024;
 const CAP = 64 * 1024;
@@ -81,11 +81,7 @@ const get = (path: string, headers: Record<string, string>, base = server.url, m
 describe('AgentFriendly on Hono', () => {
   it("turns Hono's own 404 into a valid envelope for an agent", async () => {
     const res = await get('/nowhere', AGENT);
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    const body = await res.json();
-    expect(validateEnvelope(body).errors).toEqual([]);
-    expect(body.error).toMatchObject({ code: 'not_found', retry: 'no' });
+    await expectEnvelope(res, 404, { code: 'not_found', retry: 'no' });
   });
 
   it('turns an HTTPException(401) into auth_required, and gives problem details on its own origin when asked', async () => {
@@ -120,10 +116,7 @@ describe('AgentFriendly on Hono', () => {
   it('never shows the text of a thrown error to anyone, and hands it to onError', async () => {
     for (const headers of [AGENT, PROBLEM, BROWSER, SIGNED]) {
       const res = await get('/boom', headers);
-      expect(res.status).toBe(500);
-      const text = await res.text();
-      expect(text).not.toContain('secret');
-      expect(text).not.toContain('TypeError');
+      const text = await expectNoLeak(res);
     }
     const body = await (await get('/boom', AGENT)).json();
     expect(validateEnvelope(body).errors).toEqual([]);
@@ -178,20 +171,12 @@ describe('AgentFriendly on Hono', () => {
   });
 
   it('streams a 10 MB success to an agent unchanged', async () => {
-    const res = await get('/stream', AGENT);
-    const body = await res.arrayBuffer();
-    expect(body.byteLength).toBe(10 * MB);
-    expect(sha(body)).toBe(sha(new Uint8Array(10 * MB).fill(120)));
+    await expectBytes(await get('/stream', AGENT), new Uint8Array(10 * MB).fill(120));
   });
 
   it('converts a 10 MB streamed error from its first bufferBytes and reads no further', async () => {
     const res = await get('/stream-error', AGENT);
-    expect(res.status).toBe(500);
-    expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Broken stream' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(errorStream!.cancelled).toBe(true);
-    expect(errorStream!.pulled).toBeGreaterThanOrEqual(CAP);
-    expect(errorStream!.pulled).toBeLessThanOrEqual(CAP + 2 * CHUNK);
+    await expectCappedError(res, () => errorStream!, CAP);
   });
 
   it('leaves a caught error alone when an inner middleware turned it into a success', async () => {
@@ -207,17 +192,10 @@ describe('AgentFriendly on Hono', () => {
   });
 
   it('answers HEAD with headers only', async () => {
-    const res = await get('/nowhere', AGENT, server.url, 'HEAD');
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toMatch(/json/);
-    expect(await res.text()).toBe('');
+    await expectHeadersOnly(await get('/nowhere', AGENT, server.url, 'HEAD'), 404);
   });
 
   it('serves the page of each code at /problems/{code}: HTML for browsers, JSON for agents', async () => {
-    const html = await get('/problems/rate_limited', BROWSER);
-    expect(html.headers.get('content-type')).toMatch(/text\/html/);
-    expect(await html.text()).toContain('<code>rate_limited</code>');
-    expect(await (await get('/problems/rate_limited', AGENT)).json()).toMatchObject({ code: 'rate_limited', status: 429, retry: 'after_delay' });
-    expect((await get('/problems/not_a_code', BROWSER)).status).toBe(404);
+    await expectDocsPages(get);
   });
 });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi, type Asser
 import type { AnyCode } from '../../src/index.js';
 import { agentErrorMatchers, registerAgentErrorMatchers, type AgentContractOptions } from '../../src/tools/vitest.js';
 import { serve, type TestServer } from '../helpers/server.js';
+import { EXAMPLES } from '../../src/index.js';
 
 // ---------------------------------------------------------------------------------------------
 // The routes
@@ -23,16 +24,8 @@ const notFound = {
   next_step: 'give_up',
   retry: 'no',
 };
-const rateLimitedProblem = {
-  type: 'https://api.example.com/problems/rate_limited',
-  title: 'Too many requests',
-  status: 429,
-  detail: '60 requests per minute per key',
-  code: 'rate_limited',
-  next_step: 'wait',
-  retry: 'after_delay',
-  retry_after_seconds: 30,
-};
+// The catalog's own rate_limited example, as the docs and OpenAPI components show it.
+const rateLimitedProblem = EXAMPLES.rate_limited.problem;
 const couponExpired = { error: { code: 'coupon_expired', message: 'The coupon has expired', field: 'coupon', retry: 'fix_input', retry_after: null } };
 const HTML = '<!doctype html>\n<html><head><title>503 Service Unavailable</title></head><body><h1>Down for maintenance</h1></body></html>';
 
