@@ -98,3 +98,10 @@ export async function expectCappedError(res: Response, stats: () => { pulled: nu
   expect(stats().pulled).toBeGreaterThanOrEqual(cap);
   expect(stats().pulled).toBeLessThanOrEqual(cap + 2 * CHUNK);
 }
+
+/** A rate limiter's 429 converted: rate_limited, a valid envelope, and its delay in the body and Retry-After, from one number. */
+export async function expectRateLimited(res: Response): Promise<void> {
+  const body = await expectEnvelope(res, 429, { code: 'rate_limited' });
+  expect(body.error.retry_after).toBeGreaterThan(0);
+  expect(res.headers.get('retry-after')).toBe(String(body.error.retry_after));
+}

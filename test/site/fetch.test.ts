@@ -7,7 +7,7 @@ import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyFetch, readCapped } from '../../src/site/fetch.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, CHUNK, counted, PROBLEM, BROWSER, ANY, SIGNED, sha, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak } from '../helpers/agents.js';
+import { AGENT, CHUNK, counted, PROBLEM, BROWSER, ANY, SIGNED, sha, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited } from '../helpers/agents.js';
 
 const MB = 1024 * 1024;
 const CAP = 64 * 1024;
@@ -143,12 +143,7 @@ describe('agentFriendlyFetch', () => {
   it('turns a hono-rate-limiter 429 into rate_limited with its delay in the body and Retry-After', async () => {
     await get('/limited', AGENT, framework.url);
     const res = await get('/limited', AGENT, framework.url);
-    expect(res.status).toBe(429);
-    const body = await res.json();
-    expect(validateEnvelope(body).errors).toEqual([]);
-    expect(body.error.code).toBe('rate_limited');
-    expect(body.error.retry_after).toBeGreaterThan(0);
-    expect(res.headers.get('retry-after')).toBe(String(body.error.retry_after));
+    await expectRateLimited(res);
     expect(res.headers.get('ratelimit')).toMatch(/remaining=0/);
   });
 

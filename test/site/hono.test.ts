@@ -7,7 +7,7 @@ import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyHono } from '../../src/site/hono.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, counted, PROBLEM, BROWSER, ANY, SIGNED, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak } from '../helpers/agents.js';
+import { AGENT, counted, PROBLEM, BROWSER, ANY, SIGNED, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited } from '../helpers/agents.js';
 
 const MB = 1024 * 1024;
 const CAP = 64 * 1024;
@@ -145,12 +145,7 @@ describe('AgentFriendly on Hono', () => {
   it('turns a hono-rate-limiter 429 into rate_limited with its delay in the body and Retry-After', async () => {
     await get('/limited', AGENT);
     const res = await get('/limited', AGENT);
-    expect(res.status).toBe(429);
-    const body = await res.json();
-    expect(validateEnvelope(body).errors).toEqual([]);
-    expect(body.error.code).toBe('rate_limited');
-    expect(body.error.retry_after).toBeGreaterThan(0);
-    expect(res.headers.get('retry-after')).toBe(String(body.error.retry_after));
+    await expectRateLimited(res);
     expect(res.headers.get('ratelimit')).toMatch(/remaining=0/);
   });
 
