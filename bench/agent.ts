@@ -41,7 +41,7 @@ import { fileURLToPath } from 'node:url';
 import { createAgentClient } from '../src/agent/client.js';
 import { createMemoryStore } from '../src/agent/store.js';
 import { fromResponse, MAX_BODY_BYTES } from '../src/core/from-response.js';
-import { iqr, median, round2 } from './stats.js';
+import { alignedTable, iqr, median, round2, verdictMark } from './stats.js';
 
 const CORPUS_DIR = fileURLToPath(new URL('../test/fixtures/responses/', import.meta.url));
 
@@ -449,9 +449,6 @@ function formatValue(row: Row, value: number): string {
   return value >= 1000 ? `${(value / 1000).toFixed(2)} ms` : `${value.toFixed(value < 10 ? 2 : 1)} us`;
 }
 
-const verdictMark = (row: Row): string =>
-  row.verdict === 'informational' ? '-' : row.verdict === 'met' ? 'yes' : row.verdict === 'equal within noise' ? 'yes*' : 'no';
-
 function table(rows: Row[], header: string[], notes: string[]): string {
   const cells = [
     ['measure', 'value A', 'value B', 'ratio', 'target', 'met'],
@@ -461,13 +458,10 @@ function table(rows: Row[], header: string[], notes: string[]): string {
       formatValue(r, r.valueB),
       r.ratio.toFixed(2),
       r.target ? `${r.target.op} ${r.target.value.toFixed(2)}` : '-',
-      verdictMark(r),
+      verdictMark(r.verdict),
     ]),
   ];
-  const widths = cells[0]!.map((_, c) => Math.max(...cells.map((line) => line[c]!.length)));
-  const lines = cells.map((line) => line.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
-  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
-  return [...header, '', ...lines, '', ...notes].join('\n');
+  return alignedTable(cells, header, notes);
 }
 
 async function main(): Promise<void> {

@@ -61,7 +61,7 @@ import autocannon from 'autocannon';
 import { validateEnvelope } from '../src/index.js';
 import { buildServers, type Built } from './site-build.js';
 import { ADAPTERS, AGENT_ACCEPT, JSON_BODY, JSON_BYTES, NODE_404, STREAM_BYTES, CHUNK_BYTES, type Adapter, type Variant } from './site-apps.js';
-import { iqr, median, round2 } from './stats.js';
+import { iqr, median, round2, verdictMark } from './stats.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -280,7 +280,7 @@ export async function measure(server: ServerHandle, path: string, seconds: numbe
 // ---------------------------------------------------------------- output
 
 const rate = (x: number): string => (x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1));
-const mark = (r: Row): string => (r.verdict === 'met' ? 'yes' : r.verdict === 'equal within noise' ? 'yes*' : 'no');
+const mark = (r: Row): string => verdictMark(r.verdict);
 
 function table(rows: Row[], header: string[], notes: string[]): string {
   const cells = [

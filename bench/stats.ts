@@ -15,3 +15,15 @@ export const median = (values: readonly number[]): number => quantile(values, 0.
 export const iqr = (values: readonly number[]): [number, number] => [quantile(values, 0.25), quantile(values, 0.75)];
 
 export const round2 = (x: number): number => Math.round(x * 100) / 100;
+
+/** The cell a verdict shows: yes, yes* (equal within noise), no, or - for a row without a target. */
+export const verdictMark = (verdict: string): string =>
+  verdict === 'informational' ? '-' : verdict === 'met' ? 'yes' : verdict === 'equal within noise' ? 'yes*' : 'no';
+
+/** Aligned columns, the first left and the rest right, with a rule under the header row. */
+export function alignedTable(cells: readonly (readonly string[])[], header: readonly string[], notes: readonly string[]): string {
+  const widths = cells[0]!.map((_, c) => Math.max(...cells.map((line) => line[c]!.length)));
+  const lines = cells.map((line) => line.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
+  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
+  return [...header, '', ...lines, '', ...notes].join('\n');
+}

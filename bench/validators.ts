@@ -44,7 +44,7 @@ import { loadCatalog } from '../codegen/load-catalog.js';
 import { newAjv, validatorSchema, VALIDATOR_EXPORTS } from '../codegen/emit-validators.js';
 import { GENERATED_DIR } from '../codegen/paths.js';
 import { EXAMPLES } from '../generated/catalog.js';
-import { iqr, median, round2 } from './stats.js';
+import { alignedTable, iqr, median, round2, verdictMark } from './stats.js';
 
 const COLD_WARMUP = 2; // discarded fresh processes per side (file cache, page cache)
 const COLD_REPS = 15; // measured fresh processes per side, interleaved
@@ -332,13 +332,10 @@ function table(rows: Row[], header: string[], notes: string[]): string {
       formatValue(row, row.runtime),
       row.ratio.toFixed(2),
       row.target ? `${row.target.op} ${row.target.value.toFixed(2)}` : '-',
-      row.verdict === 'informational' ? '-' : row.verdict === 'met' ? 'yes' : row.verdict === 'equal within noise' ? 'yes*' : 'no',
+      verdictMark(row.verdict),
     ]),
   ];
-  const widths = cells[0]!.map((_, c) => Math.max(...cells.map((line) => line[c]!.length)));
-  const lines = cells.map((line) => line.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
-  lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
-  return [...header, '', ...lines, '', ...notes].join('\n');
+  return alignedTable(cells, header, notes);
 }
 
 async function main(): Promise<void> {
