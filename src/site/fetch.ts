@@ -19,10 +19,14 @@ export function fetchBase(request: Request, options: AgentFriendlyOptions): stri
   return options.base ?? new URL(request.url).origin;
 }
 
+/** The length of a string in UTF-8 bytes; without encoding it when it is ASCII, as rendered bodies nearly always are. */
+export function utf8Length(text: string): number {
+  return /^[\x00-\x7f]*$/.test(text) ? text.length : new TextEncoder().encode(text).byteLength;
+}
+
 /** A rendered response as a Fetch Response; a HEAD request gets its headers only. */
 export function renderedResponse(rendered: Rendered, method: string): Response {
-  const headers = new Headers(rendered.headers);
-  headers.set('content-length', String(new TextEncoder().encode(rendered.body).byteLength));
+  const headers: Record<string, string> = { ...rendered.headers, 'content-length': String(utf8Length(rendered.body)) };
   return new Response(method === 'HEAD' ? null : rendered.body, { status: rendered.status, headers });
 }
 
@@ -146,7 +150,7 @@ export async function convertErrorResponse(response: Response, request: RequestF
   const headers = new Headers(response.headers);
   for (const name of converted.drop) headers.delete(name);
   for (const [name, value] of Object.entries(converted.set)) headers.set(name, value);
-  headers.set('content-length', String(new TextEncoder().encode(converted.body).byteLength));
+  headers.set('content-length', String(utf8Length(converted.body)));
   return new Response(request.method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
 }
 

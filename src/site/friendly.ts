@@ -102,8 +102,8 @@ export interface CapturedError {
   readonly status: number;
   /** The app's response headers: a Headers, or node's plain object of lower-case names. */
   readonly headers: HeadersInput;
-  /** The first bufferBytes of the app's body. */
-  readonly body: Uint8Array | null;
+  /** The first bufferBytes of the app's body, as bytes or as the text the app gave. */
+  readonly body: Uint8Array | string | null;
 }
 
 /**

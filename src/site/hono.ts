@@ -1,8 +1,8 @@
 // AgentFriendly for Hono 4: one middleware, mounted first, for an app's error responses and its
 // thrown errors. Only types come from 'hono', so importing this package never requires Hono.
 import type { Context, MiddlewareHandler } from 'hono';
-import { convertErrorResponse, docsPage, fetchBase, renderedResponse, type RequestFacts } from './fetch.js';
-import { isAgentRequest, renderThrown, type AgentFriendlyOptions } from './friendly.js';
+import { convertErrorResponse, docsPage, fetchBase, renderedResponse, utf8Length, type RequestFacts } from './fetch.js';
+import { convertAppError, isAgentRequest, originOf, renderThrown, type AgentFriendlyOptions, type RequestHeadersLike } from './friendly.js';
 
 /** Hono's HTTPException, by the shape Hono's own error handler checks: an error that carries its response. */
 function isHttpException(error: Error): boolean {
@@ -13,6 +13,80 @@ function isHttpException(error: Error): boolean {
 function replace(c: Context, response: Response): void {
   c.res = undefined;
   c.res = response;
+}
+
+/** The node request @hono/node-server passes as `c.env.incoming`, when the app runs on it. */
+interface Incoming {
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly socket?: { readonly encrypted?: boolean };
+}
+
+function incomingOf(c: Context): Incoming | undefined {
+  const incoming = (c.env as { incoming?: Incoming } | undefined)?.incoming;
+  return incoming && typeof incoming.headers === 'object' && incoming.headers !== null ? incoming : undefined;
+}
+
+// @hono/node-server's Response keeps [status, body, headers] under a symbol of its own until
+// something reads it as a Fetch Response; reading `body` there builds an undici Response and a
+// stream (several microseconds). A string or byte body found in that tuple is read as it is. The
+// symbol is private, so it is recognised by its description and its tuple's shape; any other
+// Response (a materialised one, another runtime's) takes the stream path.
+let cacheSymbol: symbol | undefined;
+
+type Parts = readonly [number, string | Uint8Array | null, RequestHeadersLike | [string, string][] | undefined];
+
+function isParts(value: unknown): value is Parts {
+  return Array.isArray(value) && value.length === 3 && typeof value[0] === 'number' && (value[1] === null || typeof value[1] === 'string' || value[1] instanceof Uint8Array);
+}
+
+function cachedParts(response: Response): Parts | undefined {
+  if (cacheSymbol !== undefined) {
+    const parts = (response as unknown as Record<symbol, unknown>)[cacheSymbol];
+    return isParts(parts) ? parts : undefined;
+  }
+  for (const symbol of Object.getOwnPropertySymbols(response)) {
+    const parts = (response as unknown as Record<symbol, unknown>)[symbol];
+    if (symbol.description === 'cache' && isParts(parts)) {
+      cacheSymbol = symbol;
+      return parts;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The tuple's headers as one plain object of lower-case names (the form node-server writes without
+ * copying), or undefined when they hold several Set-Cookie lines, which cannot be joined into one.
+ */
+function plainHeaders(input: Parts[2]): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  if (input === undefined) return out;
+  const entries = input instanceof Headers || Array.isArray(input) ? input : Object.entries(input);
+  for (const [name, value] of entries as Iterable<[string, string | string[] | undefined]>) {
+    if (value === undefined) continue;
+    const key = String(name).toLowerCase();
+    if (key === 'set-cookie' && (key in out || (Array.isArray(value) && value.length > 1))) return undefined;
+    const text = Array.isArray(value) ? value.join(', ') : String(value);
+    out[key] = key in out ? `${out[key]}, ${text}` : text;
+  }
+  return out;
+}
+
+/** The agent's answer for an error response still in node-server's tuple, or undefined when it is not in one. */
+function convertCached(response: Response, facts: RequestFacts, options: AgentFriendlyOptions): Response | undefined {
+  const parts = cachedParts(response);
+  if (parts === undefined) return undefined;
+  const [status, body] = parts;
+  const headers = plainHeaders(parts[2]);
+  if (headers === undefined) return undefined;
+  const cap = options.bufferBytes ?? Infinity;
+  const head = body === null ? null : typeof body === 'string' ? (body.length > cap ? body.slice(0, cap) : body) : body.subarray(0, cap);
+  const converted = convertAppError({ status, headers, body: head }, facts.accept, facts.base);
+  if (converted === null) return response;
+  for (const name of converted.drop) delete headers[name];
+  Object.assign(headers, converted.set);
+  headers['content-length'] = String(utf8Length(converted.body));
+  return new Response(facts.method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
 }
 
 /**
@@ -30,9 +104,12 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
       if (page) return page;
     }
     // On @hono/node-server the raw node headers are at hand; reading request.headers would build a Headers per request.
-    const incoming = (c.env as { incoming?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.incoming;
+    const incoming = incomingOf(c);
     if (!isAgentRequest({ headers: incoming?.headers ?? request.headers })) return next();
-    const facts = (): RequestFacts => ({ method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) });
+    const facts = (): RequestFacts =>
+      incoming
+        ? { method: request.method, accept: (incoming.headers.accept as string | undefined) ?? null, base: options.base ?? originOf(incoming.headers, Boolean(incoming.socket?.encrypted)) }
+        : { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
     const thrown = (error: unknown): void => {
       const f = facts();
       replace(c, renderedResponse(renderThrown(error, f.accept, f.base, options), f.method));
@@ -52,6 +129,7 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
       void c.res.body?.cancel().catch(() => undefined);
       return thrown(c.error);
     }
-    replace(c, await convertErrorResponse(c.res, facts(), options));
+    const f = facts();
+    replace(c, convertCached(c.res, f, options) ?? (await convertErrorResponse(c.res, f, options)));
   };
 }

@@ -49,6 +49,14 @@ function routes(app: Hono): Hono {
     c.header('content-language', 'en');
     return c.text('Forbidden', 403);
   });
+  // Reading bodyUsed makes @hono/node-server build the real Response its tuple stood for.
+  app.use('/materialised', async (c, next) => {
+    await next();
+    void c.res.bodyUsed;
+  });
+  for (const path of ['/tuple', '/materialised']) {
+    app.get(path, (c) => c.text('<h1>No such order</h1>'.repeat(3), 404, { 'x-request-id': 'r-1', 'retry-after': '7', 'set-cookie': 's=1; Path=/' }));
+  }
   app.use('/recovered', async (c, next) => {
     await next();
     if (c.error) c.res = new Response('recovered');
@@ -163,6 +171,18 @@ describe('AgentFriendly on Hono', () => {
     expect(res.headers.get('etag')).toBeNull();
     expect(res.headers.get('content-language')).toBeNull();
     expect(Number(res.headers.get('content-length'))).toBe(Buffer.byteLength(await res.text()));
+  });
+
+  it("converts an error still held in @hono/node-server's response tuple exactly as one read from a real Response", async () => {
+    for (const headers of [AGENT, PROBLEM]) {
+      const [tuple, real] = [await get('/tuple', headers), await get('/materialised', headers)];
+      const shape = async (res: Response) => ({ status: res.status, headers: [...res.headers].filter(([name]) => name !== 'date'), body: await res.text() });
+      const fromTuple = await shape(tuple);
+      expect(fromTuple).toEqual(await shape(real));
+      expect(fromTuple.status).toBe(404);
+      expect(fromTuple.headers).toEqual(expect.arrayContaining([['x-request-id', 'r-1'], ['retry-after', '7'], ['set-cookie', 's=1; Path=/']]));
+      expect(Number(tuple.headers.get('content-length'))).toBe(Buffer.byteLength(fromTuple.body));
+    }
   });
 
   it('streams a 10 MB success to an agent unchanged', async () => {
