@@ -491,8 +491,7 @@ export const READERS = {
     "card_error": "payment_declined",
     "rate_limit_error": "rate_limited",
     "authentication_error": "auth_required",
-    "idempotency_error": "conflict",
-    "api_error": "internal"
+    "idempotency_error": "conflict"
   },
   "stripe_code": {
     "parameter_missing": "missing_field",

@@ -165,3 +165,13 @@ describe('fromResponse on anything at all', () => {
     );
   });
 });
+
+describe("a vendor's catch-all type", () => {
+  it.each([
+    [503, 'temporarily_unavailable'],
+    [500, 'internal'],
+  ])("reads Stripe's api_error with a %i by its status", (status, code) => {
+    const body = { error: { type: 'api_error', message: 'Something went wrong on our end.' } };
+    expect(fromResponse(status, { 'content-type': 'application/json' }, JSON.stringify(body)).error.code).toBe(code);
+  });
+});
