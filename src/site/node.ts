@@ -1,6 +1,6 @@
 // AgentFriendly for node:http (and Express, which runs on it): captures an app's error response
 // for an agent, converts it, and lets every other response through untouched and unbuffered.
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import {
   convertAppError,
   DEFAULT_BUFFER_BYTES,
@@ -57,77 +57,155 @@ function applyHeaders(res: ServerResponse, headers: unknown): void {
   for (const [name, values] of grouped) res.setHeader(name, values.length === 1 ? values[0]! : values);
 }
 
-/**
- * Watches one response for an agent. A success is let through at its first write, untouched; an
- * error (status >= 400) is held, at most `bufferBytes` of its body kept, and converted at its end.
- */
-export function captureErrors(req: IncomingMessage, res: ServerResponse, options: AgentFriendlyOptions): void {
-  const original = { writeHead: res.writeHead, write: res.write, end: res.end };
-  const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  let capturing: boolean | undefined;
-  const restore = (): void => {
-    res.writeHead = original.writeHead;
-    res.write = original.write;
-    res.end = original.end;
-  };
-  const decide = (): boolean => {
-    if (capturing === undefined) {
-      capturing = res.statusCode >= 400;
-      if (!capturing) restore();
-    }
-    return capturing;
-  };
-  const keep = (chunk: unknown, encoding: unknown): void => {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function' || kept >= cap) return;
+// How a response is watched. The state of one response lives in one object under a symbol, and
+// the wrappers of writeHead, write and end are shared functions that find it there: no closures
+// per request. Where the response's prototype belongs to one app (Express gives every app its own,
+// app.response), the wrappers go on that prototype once, and each agent's response costs one
+// property store; elsewhere (node's own ServerResponse.prototype, shared by every server in the
+// process, is never changed) they are set on the response itself.
+const CAPTURE = Symbol('agentFriendly.capture');
+
+type Method = (this: ServerResponse, ...args: unknown[]) => unknown;
+type Watched = ServerResponse & { [CAPTURE]?: Capture };
+
+/** What a response's writeHead, write and end were before they were wrapped. */
+interface Originals {
+  readonly writeHead: Method;
+  readonly write: Method;
+  readonly end: Method;
+}
+
+/** One response an agent is waiting for: undecided until its status is known, then let through or held. */
+class Capture {
+  readonly chunks: Buffer[] = [];
+  kept = 0;
+  /** undefined until the first writeHead, write or end; then true for an error (held), false for anything else (let through). */
+  capturing: boolean | undefined = undefined;
+  constructor(
+    readonly req: IncomingMessage,
+    readonly options: AgentFriendlyOptions,
+    readonly original: Originals,
+    readonly cap: number,
+  ) {}
+
+  decide(res: ServerResponse): boolean {
+    if (this.capturing === undefined) this.capturing = res.statusCode >= 400;
+    return this.capturing;
+  }
+
+  keep(chunk: unknown, encoding: unknown): void {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function' || this.kept >= this.cap) return;
     const buffer = Buffer.isBuffer(chunk)
       ? chunk
       : typeof chunk === 'string'
         ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
         : Buffer.from(chunk as Uint8Array);
-    const part = buffer.subarray(0, cap - kept);
-    chunks.push(part);
-    kept += part.length;
+    const part = buffer.subarray(0, this.cap - this.kept);
+    this.chunks.push(part);
+    this.kept += part.length;
+  }
+}
+
+/** The capture still watching this response, or undefined once it let the response through. */
+function watching(res: Watched): Capture | undefined {
+  const capture = res[CAPTURE];
+  return capture !== undefined && capture.capturing !== false ? capture : undefined;
+}
+
+/**
+ * The method a wrapper stands in front of: on a prototype, what that prototype had (`before`); on
+ * a response itself, what that response had, which its capture keeps.
+ */
+function originalOf(res: Watched, name: keyof Originals, before: Originals | undefined): Method {
+  return before ? before[name] : res[CAPTURE]!.original[name];
+}
+
+function wrappers(before: Originals | undefined): Originals {
+  return {
+    writeHead(this: Watched, status: unknown, ...rest: unknown[]) {
+      const capture = watching(this);
+      if (capture === undefined || (status as number) < 400) {
+        if (capture) capture.capturing = false;
+        return originalOf(this, 'writeHead', before).call(this, status, ...rest);
+      }
+      this.statusCode = status as number;
+      if (typeof rest[0] === 'string') this.statusMessage = rest[0];
+      applyHeaders(this, typeof rest[0] === 'string' ? rest[1] : rest[0]);
+      capture.capturing = true;
+      return this;
+    },
+    write(this: Watched, chunk: unknown, encoding?: unknown, callback?: unknown) {
+      const capture = watching(this);
+      if (capture === undefined || !capture.decide(this)) return originalOf(this, 'write', before).call(this, chunk, encoding, callback);
+      capture.keep(chunk, encoding);
+      const done = typeof encoding === 'function' ? encoding : callback;
+      if (typeof done === 'function') queueMicrotask(() => (done as Callback)());
+      return true;
+    },
+    end(this: Watched, chunk?: unknown, encoding?: unknown, callback?: unknown) {
+      const capture = watching(this);
+      if (capture === undefined || !capture.decide(this)) return originalOf(this, 'end', before).call(this, chunk, encoding, callback);
+      capture.keep(chunk, encoding);
+      capture.capturing = false;
+      return finish(this, capture, [chunk, encoding, callback].find((a) => typeof a === 'function') as Callback | undefined);
+    },
   };
+}
 
-  res.writeHead = function writeHead(this: ServerResponse, status: number, ...rest: unknown[]) {
-    if (status < 400 || capturing === false) {
-      restore();
-      return original.writeHead.call(this, status, ...(rest as []));
-    }
-    res.statusCode = status;
-    if (typeof rest[0] === 'string') res.statusMessage = rest[0];
-    applyHeaders(res, typeof rest[0] === 'string' ? rest[1] : rest[0]);
-    capturing = true;
-    return this;
-  } as ServerResponse['writeHead'];
+/** Converts a held error at its end and sends it, through the methods the app's response had. */
+function finish(res: ServerResponse, capture: Capture, done: Callback | undefined): unknown {
+  const { req, options, chunks, original } = capture;
+  const body = chunks.length ? new Uint8Array(Buffer.concat(chunks)) : null;
+  const converted = convertAppError({ status: res.statusCode, headers: res.getHeaders() as Record<string, string | string[]>, body }, req.headers.accept ?? null, baseFor(req, options));
+  if (converted === null) {
+    // Already this contract: out as the app wrote it.
+    return original.end.call(res, body ? Buffer.from(body) : undefined, done);
+  }
+  for (const name of converted.drop) res.removeHeader(name);
+  res.statusCode = converted.status;
+  for (const [name, value] of Object.entries(converted.set)) res.setHeader(name, value);
+  res.setHeader('content-length', Buffer.byteLength(converted.body));
+  return original.end.call(res, req.method === 'HEAD' ? undefined : converted.body, done);
+}
 
-  res.write = function write(this: ServerResponse, chunk: unknown, encoding?: unknown, callback?: unknown) {
-    if (!decide()) return original.write.call(this, chunk as never, encoding as never, callback as never);
-    keep(chunk, encoding);
-    const done = typeof encoding === 'function' ? encoding : callback;
-    if (typeof done === 'function') queueMicrotask(() => (done as Callback)());
-    return true;
-  } as ServerResponse['write'];
+/** The wrappers set on a response itself: they stand in front of what the response had. */
+const OWN = wrappers(undefined);
+/** Prototypes that carry the wrappers, each with what it had before. */
+const patched = new WeakMap<object, Originals>();
 
-  res.end = function end(this: ServerResponse, chunk?: unknown, encoding?: unknown, callback?: unknown) {
-    if (!decide()) return original.end.call(this, chunk as never, encoding as never, callback as never);
-    keep(chunk, encoding);
-    restore();
-    const done = [chunk, encoding, callback].find((a) => typeof a === 'function') as Callback | undefined;
-    const body = chunks.length ? new Uint8Array(Buffer.concat(chunks)) : null;
-    const converted = convertAppError({ status: res.statusCode, headers: res.getHeaders() as Record<string, string | string[]>, body }, req.headers.accept ?? null, baseFor(req, options));
-    if (converted === null) {
-      // Already this contract: out as the app wrote it.
-      return res.end(body ? Buffer.from(body) : undefined, done);
-    }
-    for (const name of converted.drop) res.removeHeader(name);
-    res.statusCode = converted.status;
-    for (const [name, value] of Object.entries(converted.set)) res.setHeader(name, value);
-    res.setHeader('content-length', Buffer.byteLength(converted.body));
-    return res.end(req.method === 'HEAD' ? undefined : converted.body, done);
-  } as ServerResponse['end'];
+/** Puts the wrappers on a prototype that belongs to one app, once; false for node's own prototype. */
+function patchPrototype(prototype: object | null): Originals | undefined {
+  if (prototype === null || prototype === ServerResponse.prototype || !(prototype instanceof ServerResponse)) return undefined;
+  const known = patched.get(prototype);
+  if (known) return known;
+  const target = prototype as unknown as Record<keyof Originals, Method>;
+  const before: Originals = { writeHead: target.writeHead, write: target.write, end: target.end };
+  const own = wrappers(before);
+  // A prototype above this one may carry the wrappers already (a sub-app's inherits its parent's): they pass through without a capture of their own.
+  target.writeHead = own.writeHead;
+  target.write = own.write;
+  target.end = own.end;
+  patched.set(prototype, before);
+  return before;
+}
+
+/**
+ * Watches one response for an agent. A success is let through at its first write, untouched; an
+ * error (status >= 400) is held, at most `bufferBytes` of its body kept, and converted at its end.
+ */
+export function captureErrors(req: IncomingMessage, res: ServerResponse, options: AgentFriendlyOptions): void {
+  const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
+  const watched = res as Watched;
+  const shared = patchPrototype(Object.getPrototypeOf(res));
+  if (shared && !Object.hasOwn(res, 'end') && !Object.hasOwn(res, 'write') && !Object.hasOwn(res, 'writeHead')) {
+    watched[CAPTURE] = new Capture(req, options, shared, cap);
+    return;
+  }
+  const target = res as unknown as Record<keyof Originals, Method>;
+  watched[CAPTURE] = new Capture(req, options, { writeHead: target.writeHead, write: target.write, end: target.end }, cap);
+  target.writeHead = OWN.writeHead;
+  target.write = OWN.write;
+  target.end = OWN.end;
 }
 
 /** Answers a thrown error, unless the response has already begun (then it is cut off, as node would). */

@@ -1,3 +1,4 @@
+import { ServerResponse } from 'node:http';
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +129,70 @@ describe('AgentFriendly on Express', () => {
 
   it('serves the page of each code at /problems/{code}: HTML for browsers, JSON for agents', async () => {
     await expectDocsPages(get);
+  });
+});
+
+describe('Where the Express adapter puts its wrappers', () => {
+  const untouched = { writeHead: ServerResponse.prototype.writeHead, write: ServerResponse.prototype.write, end: ServerResponse.prototype.end };
+
+  it("never changes node's own ServerResponse.prototype, which every server in the process shares", async () => {
+    await get('/nowhere', AGENT);
+    await get('/ok', AGENT);
+    expect({ writeHead: ServerResponse.prototype.writeHead, write: ServerResponse.prototype.write, end: ServerResponse.prototype.end }).toEqual(untouched);
+  });
+
+  it('converts once in a sub-app when the parent app and the sub-app both mount the adapter', async () => {
+    const parent = express();
+    const child = express();
+    parent.use(agentFriendlyExpress());
+    child.use(agentFriendlyExpress());
+    child.get('/gone', (_req, res) => void res.status(404).send('<title>Withdrawn</title>'));
+    child.get('/ok', (_req, res) => void res.json({ ok: true }));
+    parent.use('/shop', child);
+    const app = await serve(parent);
+    try {
+      const agent = await get('/shop/gone', AGENT, app.url);
+      await expectEnvelope(agent, 404, { code: 'not_found', retry: 'no', message: 'Withdrawn' });
+      expect(await (await get('/shop/gone', BROWSER, app.url)).text()).toBe('<title>Withdrawn</title>');
+      expect(await (await get('/shop/ok', AGENT, app.url)).json()).toEqual({ ok: true });
+      const problem = await get('/shop/nowhere', PROBLEM, app.url);
+      expect(problem.headers.get('content-type')).toBe('application/problem+json');
+      expect(validateProblem(await problem.json()).errors).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('converts behind a middleware that wraps res.write and res.end itself, before or after the adapter', async () => {
+    // What compression-style middleware does: keeps the methods it found, sets its own on the response.
+    const wrapping: express.RequestHandler = (_req, res, next) => {
+      const { write, end } = res;
+      res.setHeader('x-wrapped', 'yes');
+      res.write = function (this: typeof res, ...args: unknown[]) {
+        return (write as (...a: unknown[]) => boolean).apply(this, args);
+      } as typeof res.write;
+      res.end = function (this: typeof res, ...args: unknown[]) {
+        return (end as (...a: unknown[]) => typeof res).apply(this, args);
+      } as typeof res.end;
+      next();
+    };
+    for (const order of ['before', 'after'] as const) {
+      const app = express();
+      if (order === 'before') app.use(wrapping);
+      app.use(agentFriendlyExpress());
+      if (order === 'after') app.use(wrapping);
+      app.get('/ok', (_req, res) => void res.json({ ok: true }));
+      const running = await serve(app);
+      try {
+        const agent = await get('/nowhere', AGENT, running.url);
+        expect(agent.headers.get('x-wrapped')).toBe('yes');
+        await expectEnvelope(agent, 404, { code: 'not_found', retry: 'no' });
+        expect(await (await get('/ok', AGENT, running.url)).json()).toEqual({ ok: true });
+        expect(await (await get('/nowhere', BROWSER, running.url)).text()).toMatch(/Cannot GET \/nowhere/);
+      } finally {
+        await running.close();
+      }
+    }
   });
 });
 
