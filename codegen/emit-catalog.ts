@@ -13,6 +13,11 @@ function statusText(): Record<number, string> {
   return out;
 }
 
+/** The codes as run-time code reads them: each example goes to EXAMPLES alone, which a bundler leaves out of an app that does not import it. */
+function withoutExamples(codes: Catalog['codes']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(codes).map(([code, { example: _example, ...entry }]) => [code, entry]));
+}
+
 /** The text of generated/catalog.ts. */
 export function emitCatalog(catalog: Catalog): string {
   return [
@@ -38,14 +43,13 @@ export function emitCatalog(catalog: Catalog): string {
     '  readonly draft?: boolean;',
     '  readonly google: string;',
     '  readonly stripe: string;',
-    '  readonly example: { readonly message: string; readonly detail: string; readonly field?: string; readonly retry_after?: number };',
     '}',
     '',
     '/** Every retry word, keyed by the word. */',
     `export const RETRY_WORDS = ${data(catalog.retry_words)} as const satisfies Record<RetryWord, RetryWordEntry>;`,
     '',
-    '/** Every code, keyed by the code, in catalog order. */',
-    `export const CODES = ${data(catalog.codes)} as const satisfies { readonly [C in Code]: CodeEntry & { readonly retry: CodeRetry[C] } };`,
+    '/** Every code, keyed by the code, in catalog order. Its example is in EXAMPLES, which no run-time path loads. */',
+    `export const CODES = ${data(withoutExamples(catalog.codes))} as const satisfies { readonly [C in Code]: CodeEntry & { readonly retry: CodeRetry[C] } };`,
     '',
     '/** The code an agent gives a response that names none, by HTTP status. */',
     `export const STATUS_DEFAULTS: Readonly<Record<string, Code>> = ${data(catalog.status_defaults)};`,

@@ -21,7 +21,6 @@ export interface CodeEntry {
   readonly draft?: boolean;
   readonly google: string;
   readonly stripe: string;
-  readonly example: { readonly message: string; readonly detail: string; readonly field?: string; readonly retry_after?: number };
 }
 
 /** Every retry word, keyed by the word. */
@@ -74,7 +73,7 @@ export const RETRY_WORDS = {
   }
 } as const satisfies Record<RetryWord, RetryWordEntry>;
 
-/** Every code, keyed by the code, in catalog order. */
+/** Every code, keyed by the code, in catalog order. Its example is in EXAMPLES, which no run-time path loads. */
 export const CODES = {
   "invalid_input": {
     "status": 400,
@@ -83,12 +82,7 @@ export const CODES = {
     "google": "INVALID_ARGUMENT",
     "stripe": "invalid_request_error",
     "title": "Invalid input",
-    "advice": "Correct the named field and send the request again.",
-    "example": {
-      "message": "email is not a valid address",
-      "detail": "The value of email has no @.",
-      "field": "email"
-    }
+    "advice": "Correct the named field and send the request again."
   },
   "missing_field": {
     "status": 400,
@@ -97,12 +91,7 @@ export const CODES = {
     "google": "INVALID_ARGUMENT",
     "stripe": "invalid_request_error",
     "title": "Missing field",
-    "advice": "Add the named field and send the request again.",
-    "example": {
-      "message": "currency is required",
-      "detail": "The request has no currency.",
-      "field": "currency"
-    }
+    "advice": "Add the named field and send the request again."
   },
   "auth_required": {
     "status": 401,
@@ -111,11 +100,7 @@ export const CODES = {
     "google": "UNAUTHENTICATED",
     "stripe": "authentication_error",
     "title": "Authorization required",
-    "advice": "Obtain a grant for this site, then retry with it.",
-    "example": {
-      "message": "Sign in or present a grant",
-      "detail": "This endpoint needs a grant and the request carried none."
-    }
+    "advice": "Obtain a grant for this site, then retry with it."
   },
   "payment_required": {
     "status": 402,
@@ -124,11 +109,7 @@ export const CODES = {
     "google": "FAILED_PRECONDITION",
     "stripe": "invalid_request_error",
     "title": "Payment required",
-    "advice": "Pay the advertised price (see the payments spec), then retry.",
-    "example": {
-      "message": "This report costs 2.00 USD",
-      "detail": "The report is sold per download; the price is in the offer."
-    }
+    "advice": "Pay the advertised price (see the payments spec), then retry."
   },
   "payment_declined": {
     "status": 402,
@@ -137,11 +118,7 @@ export const CODES = {
     "google": "FAILED_PRECONDITION",
     "stripe": "card_error",
     "title": "Payment declined",
-    "advice": "Ask the person; the payment method was refused.",
-    "example": {
-      "message": "The card was declined",
-      "detail": "The issuer declined the charge."
-    }
+    "advice": "Ask the person; the payment method was refused."
   },
   "not_allowed": {
     "status": 403,
@@ -150,11 +127,7 @@ export const CODES = {
     "google": "PERMISSION_DENIED",
     "stripe": "invalid_request_error",
     "title": "Not allowed",
-    "advice": "Stop; this site's agent policy does not allow this use here.",
-    "example": {
-      "message": "Agents may not post reviews",
-      "detail": "The site's agent policy reserves reviews for people."
-    }
+    "advice": "Stop; this site's agent policy does not allow this use here."
   },
   "scope_missing": {
     "status": 403,
@@ -163,12 +136,7 @@ export const CODES = {
     "google": "PERMISSION_DENIED",
     "stripe": "invalid_request_error",
     "title": "Scope missing",
-    "advice": "Ask the person for a grant that includes the named scope.",
-    "example": {
-      "message": "The grant lacks the orders:write scope",
-      "detail": "Placing an order needs orders:write.",
-      "field": "orders:write"
-    }
+    "advice": "Ask the person for a grant that includes the named scope."
   },
   "needs_human": {
     "status": 403,
@@ -177,11 +145,7 @@ export const CODES = {
     "google": "PERMISSION_DENIED",
     "stripe": "invalid_request_error",
     "title": "Needs a human",
-    "advice": "Hand the step to the person; only a human can do it, so do not retry it.",
-    "example": {
-      "message": "Solve the challenge to continue",
-      "detail": "This step is behind a CAPTCHA."
-    }
+    "advice": "Hand the step to the person; only a human can do it, so do not retry it."
   },
   "not_found": {
     "status": 404,
@@ -190,11 +154,7 @@ export const CODES = {
     "google": "NOT_FOUND",
     "stripe": "invalid_request_error",
     "title": "Not found",
-    "advice": "Stop; the thing does not exist.",
-    "example": {
-      "message": "No product with id p_123",
-      "detail": "The product was never listed or has been removed."
-    }
+    "advice": "Stop; the thing does not exist."
   },
   "conflict": {
     "status": 409,
@@ -203,11 +163,7 @@ export const CODES = {
     "google": "ABORTED",
     "stripe": "invalid_request_error",
     "title": "Conflict",
-    "advice": "Read the current state again, then retry against it.",
-    "example": {
-      "message": "The cart changed since it was read",
-      "detail": "The cart's version is 7; the request was based on 6."
-    }
+    "advice": "Read the current state again, then retry against it."
   },
   "out_of_stock": {
     "status": 409,
@@ -216,12 +172,7 @@ export const CODES = {
     "google": "FAILED_PRECONDITION",
     "stripe": "invalid_request_error",
     "title": "Out of stock",
-    "advice": "Stop, or choose another item.",
-    "example": {
-      "message": "Sold out",
-      "detail": "The size M is sold out.",
-      "field": "product_id"
-    }
+    "advice": "Stop, or choose another item."
   },
   "rate_limited": {
     "status": 429,
@@ -230,12 +181,7 @@ export const CODES = {
     "google": "RESOURCE_EXHAUSTED",
     "stripe": "rate_limit_error",
     "title": "Too many requests",
-    "advice": "Wait retry_after seconds, then retry.",
-    "example": {
-      "message": "Too many requests",
-      "detail": "60 requests per minute per key",
-      "retry_after": 30
-    }
+    "advice": "Wait retry_after seconds, then retry."
   },
   "internal": {
     "status": 500,
@@ -244,11 +190,7 @@ export const CODES = {
     "google": "INTERNAL",
     "stripe": "api_error",
     "title": "Internal error",
-    "advice": "Retry once.",
-    "example": {
-      "message": "Something failed on our side",
-      "detail": "The failure was logged as incident 4711."
-    }
+    "advice": "Retry once."
   },
   "temporarily_unavailable": {
     "status": 503,
@@ -257,12 +199,7 @@ export const CODES = {
     "google": "UNAVAILABLE",
     "stripe": "api_error",
     "title": "Temporarily unavailable",
-    "advice": "Wait retry_after seconds, then retry.",
-    "example": {
-      "message": "Down for maintenance",
-      "detail": "Scheduled maintenance ends within the minute.",
-      "retry_after": 30
-    }
+    "advice": "Wait retry_after seconds, then retry."
   },
   "signature_invalid": {
     "status": 401,
@@ -272,12 +209,7 @@ export const CODES = {
     "google": "UNAUTHENTICATED",
     "stripe": "authentication_error",
     "title": "Signature invalid",
-    "advice": "Sign the request again; the named header failed verification.",
-    "example": {
-      "message": "The signature does not verify",
-      "detail": "Signature-Input covers @authority but the signature was made over another value.",
-      "field": "signature"
-    }
+    "advice": "Sign the request again; the named header failed verification."
   },
   "key_unknown": {
     "status": 401,
@@ -287,11 +219,7 @@ export const CODES = {
     "google": "UNAUTHENTICATED",
     "stripe": "authentication_error",
     "title": "Signing key unknown",
-    "advice": "Publish the signing key in the agent's key directory or register it with the site, then retry.",
-    "example": {
-      "message": "The key is not in the agent's directory",
-      "detail": "No key with this keyid was found at the Signature-Agent directory."
-    }
+    "advice": "Publish the signing key in the agent's key directory or register it with the site, then retry."
   },
   "grant_expired": {
     "status": 401,
@@ -301,11 +229,7 @@ export const CODES = {
     "google": "UNAUTHENTICATED",
     "stripe": "authentication_error",
     "title": "Grant expired",
-    "advice": "Renew the grant, then retry with the new one.",
-    "example": {
-      "message": "The grant has expired",
-      "detail": "The grant was valid until 2026-11-01."
-    }
+    "advice": "Renew the grant, then retry with the new one."
   },
   "grant_revoked": {
     "status": 403,
@@ -315,11 +239,7 @@ export const CODES = {
     "google": "PERMISSION_DENIED",
     "stripe": "authentication_error",
     "title": "Grant revoked",
-    "advice": "Ask the person; they or the site withdrew the grant.",
-    "example": {
-      "message": "The grant was revoked",
-      "detail": "The account holder revoked this agent's grant."
-    }
+    "advice": "Ask the person; they or the site withdrew the grant."
   },
   "price_changed": {
     "status": 409,
@@ -329,11 +249,7 @@ export const CODES = {
     "google": "ABORTED",
     "stripe": "invalid_request_error",
     "title": "Price changed",
-    "advice": "Read the current price, then pay again if the person's limits still allow it.",
-    "example": {
-      "message": "The price is now 2.50 USD",
-      "detail": "The offer the payment named has been replaced."
-    }
+    "advice": "Read the current price, then pay again if the person's limits still allow it."
   },
   "insufficient_funds": {
     "status": 402,
@@ -343,11 +259,7 @@ export const CODES = {
     "google": "FAILED_PRECONDITION",
     "stripe": "card_error",
     "title": "Insufficient funds",
-    "advice": "Ask the person to add funds or choose another way to pay.",
-    "example": {
-      "message": "The wallet balance is too low",
-      "detail": "The wallet holds 1.20 USD; the price is 2.00 USD."
-    }
+    "advice": "Ask the person to add funds or choose another way to pay."
   },
   "spending_limit_exceeded": {
     "status": 402,
@@ -357,11 +269,7 @@ export const CODES = {
     "google": "FAILED_PRECONDITION",
     "stripe": "card_error",
     "title": "Spending limit exceeded",
-    "advice": "Ask the person to raise the agent's spending limit.",
-    "example": {
-      "message": "The agent's daily limit is spent",
-      "detail": "The grant allows 10.00 USD a day and 9.50 USD are spent."
-    }
+    "advice": "Ask the person to raise the agent's spending limit."
   },
   "currency_unsupported": {
     "status": 400,
@@ -371,12 +279,7 @@ export const CODES = {
     "google": "INVALID_ARGUMENT",
     "stripe": "invalid_request_error",
     "title": "Currency unsupported",
-    "advice": "Pay in a currency the offer lists.",
-    "example": {
-      "message": "JPY is not accepted here",
-      "detail": "The offer lists USD and EUR.",
-      "field": "currency"
-    }
+    "advice": "Pay in a currency the offer lists."
   },
   "terms_not_accepted": {
     "status": 403,
@@ -386,11 +289,7 @@ export const CODES = {
     "google": "FAILED_PRECONDITION",
     "stripe": "invalid_request_error",
     "title": "Terms not accepted",
-    "advice": "Ask the person to accept the site's terms for agents.",
-    "example": {
-      "message": "Accept the terms of use first",
-      "detail": "The terms for agents changed on 2026-10-01 and this grant predates them."
-    }
+    "advice": "Ask the person to accept the site's terms for agents."
   },
   "offer_expired": {
     "status": 410,
@@ -400,11 +299,7 @@ export const CODES = {
     "google": "FAILED_PRECONDITION",
     "stripe": "invalid_request_error",
     "title": "Offer expired",
-    "advice": "Fetch a current offer, then answer that one.",
-    "example": {
-      "message": "The offer has expired",
-      "detail": "Offers are good for ten minutes."
-    }
+    "advice": "Fetch a current offer, then answer that one."
   },
   "offer_rejected": {
     "status": 422,
@@ -414,12 +309,7 @@ export const CODES = {
     "google": "FAILED_PRECONDITION",
     "stripe": "invalid_request_error",
     "title": "Offer rejected",
-    "advice": "Change the named term of the counter-offer, or stop.",
-    "example": {
-      "message": "The proposed price is below the floor",
-      "detail": "The site accepts no less than 1.50 USD.",
-      "field": "price"
-    }
+    "advice": "Change the named term of the counter-offer, or stop."
   }
 } as const satisfies { readonly [C in Code]: CodeEntry & { readonly retry: CodeRetry[C] } };
 
