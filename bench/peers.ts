@@ -2,7 +2,8 @@
 // limited, maintenance) in five dialects, through ky, got, undici's RetryAgent, axios-retry (each
 // with its library's defaults) and this package's client; outcome, calls and seconds per cell.
 //
-//   npx tsx bench/peers.ts     prints the table; writes bench/results/peers.md and docs/peers.svg
+//   npx tsx bench/peers.ts          prints the table; writes bench/results/peers.md and docs/peers.svg
+//   npx tsx bench/peers.ts --json   the rows as JSON instead of the table (the files are written all the same)
 //
 // Every cell runs at once, so the run takes about the 30 s the failures last (a cell is cut off at
 // 60 s). Not a test: nothing here fails the run but a cell that cannot be measured at all.
@@ -40,6 +41,10 @@ async function main(): Promise<void> {
   ] as const) {
     mkdirSync(dirname(out(path)), { recursive: true });
     writeFileSync(out(path), content);
+  }
+  if (process.argv.includes('--json')) {
+    process.stdout.write(`${JSON.stringify({ peers: PEERS.map((p) => p.name), rows }, null, 2)}\n`);
+    return;
   }
   process.stdout.write(`${table}\n\n${notes(PEERS).join('\n')}\n\n${runLine(started)}\nWrote bench/results/peers.md and docs/peers.svg.\n`);
 }

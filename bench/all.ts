@@ -1,0 +1,145 @@
+// npm run bench: every benchmark under bench/, one after another, and one table of the ratios they
+// measured against baselines of their own run, each with its target and a mark where it is missed.
+//
+//   npx tsx bench/all.ts                       all of them (about 7 minutes here)
+//   npx tsx bench/all.ts --only site,agent     some of them
+//
+// Each benchmark runs in a child process of its own with --json, never two at once: they load the
+// machine, and a ratio is only as good as the quiet around its two sides. The table goes to stdout
+// and to bench/results/latest.md, and replaces the table between the bench markers in README.md.
+// The diagnostics bench/site-profile.ts and bench/agent-overhead.ts (where the time goes) have no
+// targets and are not run. Exit code 1 only when a benchmark could not measure at all.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { verdictMark } from './stats.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** One line of the report. */
+export interface ReportRow {
+  readonly bench: string;
+  readonly measure: string;
+  readonly ratio: number | null;
+  /** `<= 0.10`, `>= 0.97`, or '' for a row that only informs. */
+  readonly target: string;
+  readonly verdict: 'met' | 'equal within noise' | 'not met' | 'informational';
+}
+
+type Json = Record<string, any>;
+type Target = { op: '<=' | '>='; value: number } | number | null;
+
+const targetText = (target: Target): string =>
+  target === null ? '' : typeof target === 'number' ? `>= ${target.toFixed(2)}` : `${target.op} ${target.value.toFixed(2)}`;
+
+/** Rows of a benchmark whose JSON has `rows` of { measure, ratio, target, verdict } (validators, agent, redis-store). */
+const plainRows = (bench: string) => (json: Json): ReportRow[] =>
+  (json.rows as Json[]).map((r) => ({ bench, measure: String(r.measure), ratio: r.ratio, target: targetText(r.target), verdict: r.verdict }));
+
+const ADAPTER_NAMES: Record<string, string> = { node: 'node:http', express: 'Express', fastify: 'Fastify', hono: 'Hono' };
+const CASE_NAMES: Record<string, string> = { json: '1 KB JSON', stream: '1 MiB stream', '404': "app's 404, converted" };
+
+/** The benchmarks, in the order they run. */
+export const BENCHES: readonly { name: string; file: string; what: string; rows: (json: Json) => ReportRow[] }[] = [
+  { name: 'validators', file: 'bench/validators.ts', what: 'standalone validators vs ajv.compile at run time', rows: plainRows('validators') },
+  { name: 'agent', file: 'bench/agent.ts', what: 'fromResponse vs JSON.parse, large pages, the client vs bare fetch', rows: plainRows('agent') },
+  {
+    name: 'site',
+    file: 'bench/site.ts',
+    what: 'requests per second with and without each AgentFriendly adapter',
+    rows: (json) =>
+      (json.rows as Json[]).map((r) => ({
+        bench: 'site',
+        measure: `${ADAPTER_NAMES[r.adapter] ?? r.adapter}, ${CASE_NAMES[r.case] ?? r.case}: wrapped / bare req/s (A/A ${Number(r.control).toFixed(2)})`,
+        ratio: r.ratio,
+        target: targetText(r.target),
+        verdict: r.verdict,
+      })),
+  },
+  { name: 'redis', file: 'bench/redis-store.ts', what: 'store operations per second, Redis vs in memory', rows: plainRows('redis') },
+  {
+    name: 'peers',
+    file: 'bench/peers.ts',
+    what: "seed 002's service on a real clock through ky, got, undici, axios-retry and this client",
+    rows: (json) => {
+      const peers = json.peers as string[];
+      const rows = json.rows as { cells: { calls: number; outcome: string }[] }[];
+      const ours = peers.length - 1;
+      const calls = (i: number): number => rows.reduce((sum, row) => sum + row.cells[i]!.calls, 0);
+      return peers.map((name, i) => ({
+        bench: 'peers',
+        measure: `${name}: calls over ${rows.length} cells (${rows.filter((row) => row.cells[i]!.outcome === 'ok').length} ended ok), / this package's`,
+        ratio: calls(i) / calls(ours),
+        target: '',
+        verdict: 'informational' as const,
+      }));
+    },
+  },
+];
+
+/** The report as Markdown: one table, then what the marks mean. */
+export function formatReport(rows: readonly ReportRow[], context: string): string {
+  const lines = ['| benchmark | measure | ratio | target | met |', '| --- | --- | ---: | ---: | :---: |'];
+  for (const r of rows) lines.push(`| ${r.bench} | ${r.measure} | ${r.ratio === null ? '' : r.ratio.toFixed(2)} | ${r.target} | ${verdictMark(r.verdict)} |`);
+  return [
+    ...lines,
+    '',
+    'yes: met; yes*: missed by no more than the same run\'s A/A control strayed (equal within noise); no: missed; -: no target.',
+    context,
+  ].join('\n');
+}
+
+/** Replaces the text between `<!-- bench:start -->` and `<!-- bench:end -->`. */
+export function injectReport(readme: string, report: string): string {
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  const from = readme.indexOf(start);
+  const to = readme.indexOf(end);
+  if (from < 0 || to < from) return readme;
+  return `${readme.slice(0, from + start.length)}\n${report}\n${readme.slice(to)}`;
+}
+
+/** The last JSON object a child printed (anything logged before it is skipped). */
+function lastJson(stdout: string): Json {
+  const at = stdout.lastIndexOf('\n{');
+  return JSON.parse(stdout.slice(at < 0 ? stdout.indexOf('{') : at + 1)) as Json;
+}
+
+async function main(): Promise<void> {
+  const at = process.argv.indexOf('--only');
+  const only = at < 0 ? null : new Set((process.argv[at + 1] ?? '').split(','));
+  const started = Date.now();
+  const rows: ReportRow[] = [];
+  const failed: string[] = [];
+  for (const bench of BENCHES.filter((b) => only === null || only.has(b.name))) {
+    process.stderr.write(`bench: ${bench.name} (${bench.what}) ...\n`);
+    const t0 = Date.now();
+    const child = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, bench.file), '--json'], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] });
+    if (child.status !== 0) {
+      failed.push(`${bench.name} (exit ${child.status})`);
+      continue;
+    }
+    try {
+      rows.push(...bench.rows(lastJson(child.stdout)));
+    } catch (error) {
+      failed.push(`${bench.name} (unreadable output: ${error instanceof Error ? error.message : String(error)})`);
+    }
+    process.stderr.write(`bench: ${bench.name} done in ${Math.round((Date.now() - t0) / 1000)} s\n`);
+  }
+  const context = `Run ${new Date(started).toISOString().slice(0, 10)} on Node ${process.version}, ${Math.round((Date.now() - started) / 1000)} s, with \`npm run bench\`${only ? ` --only ${[...only].join(',')}` : ''}.`;
+  const report = formatReport(rows, context);
+  console.log(report);
+  if (failed.length > 0) {
+    console.error(`bench: could not measure: ${failed.join(', ')}`);
+    process.exitCode = 1;
+  }
+  if (only === null && failed.length === 0) {
+    mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), `# npm run bench\n\n${report}\n`);
+    const readme = join(ROOT, 'README.md');
+    writeFileSync(readme, injectReport(readFileSync(readme, 'utf8'), report));
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await main();

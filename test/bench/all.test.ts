@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { BENCHES, formatReport, injectReport } from '../../bench/all.js';
+
+const bench = (name: string) => BENCHES.find((b) => b.name === name)!;
+
+describe('npm run bench: the one report', () => {
+  it('reads each benchmark\'s JSON rows into ratio, target and mark', () => {
+    const rows = [
+      ...bench('validators').rows({ rows: [{ measure: 'cold start', ratio: 0.08, target: { op: '<=', value: 0.1 }, verdict: 'met' }] }),
+      ...bench('site').rows({ rows: [{ adapter: 'express', case: 'json', ratio: 0.93, control: 1.01, target: 0.97, verdict: 'not met' }] }),
+    ];
+    const report = formatReport(rows, 'context');
+    expect(report).toContain('| validators | cold start | 0.08 | <= 0.10 | yes |');
+    expect(report).toContain('| site | Express, 1 KB JSON: wrapped / bare req/s (A/A 1.01) | 0.93 | >= 0.97 | no |');
+  });
+
+  it('sums calls per client in the peers grid, against this package\'s', () => {
+    const rows = bench('peers').rows({
+      peers: ['ky', 'this package'],
+      rows: [
+        { cells: [{ calls: 3, outcome: 'HTTPError 429' }, { calls: 1, outcome: 'rate_limited' }] },
+        { cells: [{ calls: 2, outcome: 'ok' }, { calls: 2, outcome: 'ok' }] },
+      ],
+    });
+    expect(rows.map((r) => [r.ratio, r.measure])).toEqual([
+      [5 / 3, "ky: calls over 2 cells (1 ended ok), / this package's"],
+      [1, "this package: calls over 2 cells (1 ended ok), / this package's"],
+    ]);
+  });
+
+  it('replaces only the text between the README markers, and leaves a README without them alone', () => {
+    const readme = 'a\n<!-- bench:start -->\nold\n<!-- bench:end -->\nb';
+    expect(injectReport(readme, 'new')).toBe('a\n<!-- bench:start -->\nnew\n<!-- bench:end -->\nb');
+    expect(injectReport('no markers', 'new')).toBe('no markers');
+  });
+});
