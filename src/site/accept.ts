@@ -14,11 +14,17 @@ const MAX_ACCEPT_LENGTH = 4096;
 /** The most ranges read. */
 const MAX_RANGES = 64;
 
+/** The first MAX_ACCEPT_LENGTH characters of a value, less the range the cut falls in: a range read cut short (`text/html;q` of `text/html;q=0`) would say what the caller did not. */
+function readable(value: string): string {
+  if (value.length <= MAX_ACCEPT_LENGTH) return value;
+  return value.slice(0, Math.max(0, value.lastIndexOf(',', MAX_ACCEPT_LENGTH)));
+}
+
 /** Parses an Accept value into media ranges; malformed ranges are skipped, never thrown. */
 export function parseAccept(value: string | null | undefined): MediaRange[] {
   if (!value) return [];
   const ranges: MediaRange[] = [];
-  for (const part of value.slice(0, MAX_ACCEPT_LENGTH).split(',', MAX_RANGES)) {
+  for (const part of readable(value).split(',', MAX_RANGES)) {
     const [range = '', ...params] = part.split(';');
     const slash = range.indexOf('/');
     if (slash < 0) continue;

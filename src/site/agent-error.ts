@@ -41,20 +41,35 @@ const CODE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const BRAND = Symbol.for('@agent-index/errors.AgentError');
 
 /** Refuses what an agent could not act on, naming the code and the rule (seed 002's builder). */
-function check(code: string, word: RetryWordEntry, retry: string, options: AgentErrorBaseOptions): number | null {
+function check(code: string, word: RetryWordEntry, retry: string, options: AgentErrorBaseOptions & { readonly title?: string }): number | null {
   const fail = (rule: string): never => {
     throw new TypeError(`agentError("${code}"): ${rule}`);
   };
-  const { field, retryAfter, message } = options;
-  if (field !== undefined && (typeof field !== 'string' || field.trim() === '')) fail('field must be a non-empty string');
-  if (message !== undefined && (typeof message !== 'string' || message.trim() === '')) fail('message must be a non-empty string');
-  if (retryAfter !== undefined && !(Number.isInteger(retryAfter) && retryAfter >= 0)) {
+  const { field, retryAfter, message, title, detail, instance, errors } = options;
+  const text = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
+  if (field !== undefined && !text(field)) fail('field must be a non-empty string');
+  if (message !== undefined && !text(message)) fail('message must be a non-empty string');
+  if (title !== undefined && !text(title)) fail('title must be a non-empty string');
+  if (detail !== undefined && typeof detail !== 'string') fail('detail must be a string');
+  if (instance !== undefined && typeof instance !== 'string') fail('instance must be a string');
+  // A safe integer, so the body's number and the Retry-After digits are the same (String(1e21) is "1e+21").
+  if (retryAfter !== undefined && !(Number.isSafeInteger(retryAfter) && retryAfter >= 0)) {
     fail(`retryAfter must be a whole, non-negative number of seconds, as Retry-After is (got ${String(retryAfter)})`);
+  }
+  if (errors !== undefined) {
+    if (!Array.isArray(errors)) fail('errors must be an array of { field, code, message }');
+    (errors as readonly unknown[]).forEach((item, i) => {
+      const e = (item ?? {}) as Partial<Record<keyof FieldError, unknown>>;
+      if (typeof item !== 'object' || !text(e.field) || !text(e.message) || typeof e.code !== 'string' || !CODE_PATTERN.test(e.code)) {
+        fail(`errors[${i}] must be { field, code, message }: non-empty strings, the code in lowercase snake case`);
+      }
+    });
   }
   if (word.requires.includes('field') && field === undefined) fail(`a ${retry} error must name the field to fix`);
   if (word.requires.includes('retry_after') && retryAfter === undefined) fail(`a ${retry} error must say how long to wait (retryAfter)`);
   if (retryAfter !== undefined && word.next_step !== 'wait') fail(`a ${retry} error does not wait, so it takes no retryAfter`);
-  return retryAfter ?? word.default_retry_after ?? null;
+  // + 0 turns -0 (Math.ceil(-0.5)) into 0, as the agent side never returns -0 either.
+  return retryAfter === undefined ? (word.default_retry_after ?? null) : retryAfter + 0;
 }
 
 /** An error a site throws or returns; it renders as the envelope or as problem details. */
@@ -94,7 +109,8 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     this.retry = retry;
     this.field = options.field ?? null;
     this.retryAfter = retryAfter;
-    this.errors = options.errors;
+    // Only the members a FieldError has: the envelope admits no other (additionalProperties: false).
+    this.errors = options.errors?.map(({ field, code: fieldCode, message: fieldMessage }) => ({ field, code: fieldCode, message: fieldMessage }));
     this.detail = options.detail ?? message;
     this.instance = options.instance;
     this.title = entry?.title ?? options.title ?? message;

@@ -30,7 +30,11 @@ export function agentFriendlyExpress(options: AgentFriendlyOptions = {}) {
  */
 export function agentErrorHandler(options: AgentFriendlyOptions = {}) {
   return (error: unknown, req: IncomingMessage, res: ServerResponse, next: Next): void => {
-    if (res.headersSent) return next(error);
+    if (res.headersSent) {
+      // Too late to answer: Express cuts the response off; the site still hears of the error.
+      if (!isAgentError(error)) options.onError?.(error);
+      return next(error);
+    }
     if (isAgentRequest(req)) return answerThrown(req, res, error, options);
     if (isAgentError(error)) return next(error);
     options.onError?.(error);

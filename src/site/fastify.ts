@@ -9,6 +9,7 @@ import { readCapped } from './fetch.js';
 import {
   convertAppError,
   DEFAULT_BUFFER_BYTES,
+  ENTITY_HEADERS,
   docsResponse,
   isAgentRequest,
   originOf,
@@ -22,7 +23,7 @@ function baseFor(request: FastifyRequest, options: AgentFriendlyOptions): string
 }
 
 /** At most `cap` bytes of a node stream, which is destroyed once read or past the cap. */
-async function readNodeStream(stream: NodeJS.ReadableStream & { destroy?: () => void }, cap: number): Promise<Buffer> {
+async function readNodeStream(stream: NodeJS.ReadableStream & { destroy?: () => void }, cap: number, failed: (error: unknown) => void): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let kept = 0;
   try {
@@ -33,8 +34,9 @@ async function readNodeStream(stream: NodeJS.ReadableStream & { destroy?: () => 
       kept += part.length;
       if (kept >= cap) break;
     }
-  } catch {
-    // A stream that failed: the conversion uses what was read.
+  } catch (error) {
+    // A stream that failed: the conversion uses what was read, and the site hears of the failure.
+    failed(error);
   } finally {
     stream.destroy?.();
   }
@@ -42,8 +44,9 @@ async function readNodeStream(stream: NodeJS.ReadableStream & { destroy?: () => 
 }
 
 /** At most `cap` bytes of a web ReadableStream, which is cancelled once read. */
-async function readWebStream(stream: ReadableStream<Uint8Array>, cap: number): Promise<Buffer> {
+async function readWebStream(stream: ReadableStream<Uint8Array>, cap: number, failed: (error: unknown) => void): Promise<Buffer> {
   const body = await readCapped(stream, cap);
+  if (body.failure !== undefined) failed(body.failure);
   body.cancel();
   return body.head ? Buffer.from(body.head.buffer, body.head.byteOffset, Math.min(body.head.byteLength, cap)) : Buffer.alloc(0);
 }
@@ -52,13 +55,13 @@ async function readWebStream(stream: ReadableStream<Uint8Array>, cap: number): P
  * The first `cap` bytes of an onSend payload: null for no body, undefined for a payload this hook
  * does not read (a Fetch Response, which carries its own status and headers).
  */
-async function readPayload(payload: unknown, cap: number): Promise<Buffer | null | undefined> {
+async function readPayload(payload: unknown, cap: number, failed: (error: unknown) => void): Promise<Buffer | null | undefined> {
   if (payload === null || payload === undefined) return null;
   if (typeof payload === 'string') return Buffer.from(payload).subarray(0, cap);
   if (payload instanceof Uint8Array) return Buffer.from(payload.buffer, payload.byteOffset, Math.min(payload.byteLength, cap));
   if (typeof payload !== 'object') return undefined;
-  if (typeof (payload as { pipe?: unknown }).pipe === 'function') return readNodeStream(payload as NodeJS.ReadableStream, cap);
-  if (typeof (payload as { getReader?: unknown }).getReader === 'function') return readWebStream(payload as ReadableStream<Uint8Array>, cap);
+  if (typeof (payload as { pipe?: unknown }).pipe === 'function') return readNodeStream(payload as NodeJS.ReadableStream, cap, failed);
+  if (typeof (payload as { getReader?: unknown }).getReader === 'function') return readWebStream(payload as ReadableStream<Uint8Array>, cap, failed);
   return undefined;
 }
 
@@ -135,7 +138,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
 
   /** The app's error payload as this contract for an agent, or as it was when it already is. */
   async function convertPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-    const body = await readPayload(payload, cap);
+    const body = await readPayload(payload, cap, (error) => options.onError?.(error));
     if (body === undefined) return payload;
     const converted = convertAppError(
       { status: reply.statusCode, headers: reply.getHeaders() as Record<string, string | string[]>, body: body === null ? null : new Uint8Array(body.buffer, body.byteOffset, body.byteLength) },
@@ -166,6 +169,8 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
       const { status, headers, body } = renderThrown(known ?? error, request.headers.accept ?? null, baseFor(request, options), options);
       if (known === null) request.log.error({ err: error }, 'Internal Server Error');
       rendered.add(reply);
+      // Headers the app set for the body it never sent (a Content-Encoding would garble this one) go.
+      for (const name of ENTITY_HEADERS) reply.removeHeader(name);
       // A Buffer goes out as it is: Fastify adds no charset to its type and runs no reply serializer on it.
       reply.code(status).headers(headers).send(Buffer.from(body));
       return;

@@ -46,6 +46,8 @@ export interface CappedBody {
   readonly whole: () => Uint8Array | ReadableStream<Uint8Array> | null;
   /** Stops the unread rest of the stream, so its source is not pulled any further. */
   readonly cancel: () => void;
+  /** What the stream failed with, when it failed before its end or the cap. */
+  readonly failure?: unknown;
 }
 
 /** A stream chunk as bytes: a stream built by an app may carry strings or any buffer view. */
@@ -81,6 +83,7 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, cap: n
   const chunks: Uint8Array[] = [];
   let total = 0;
   let complete = false;
+  let failure: unknown;
   try {
     while (total < cap) {
       const { done, value } = await reader.read();
@@ -92,14 +95,15 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, cap: n
       chunks.push(bytes);
       total += bytes.byteLength;
     }
-  } catch {
+  } catch (error) {
     // The app's stream failed: what was read is all there is, as a client reading it would have found.
     complete = true;
+    failure = error ?? new Error('the response body stream failed');
   }
   if (complete) {
     reader.releaseLock();
     const all = concat(chunks, total);
-    return { head: total === 0 ? null : all.subarray(0, cap), complete, whole: () => all, cancel: () => undefined };
+    return { head: total === 0 ? null : all.subarray(0, cap), complete, whole: () => all, cancel: () => undefined, ...(failure === undefined ? {} : { failure }) };
   }
   const head = total === 0 ? null : concat(chunks, Math.min(total, cap));
   return {
@@ -140,6 +144,7 @@ export async function convertErrorResponse(response: Response, request: RequestF
   // A body already read or locked by someone else cannot be read again: then the status alone speaks.
   const readable = response.body !== null && !response.bodyUsed && !response.body.locked;
   const read = await readCapped(readable ? response.body : null, cap);
+  if (read.failure !== undefined) options.onError?.(read.failure);
   const converted = convertAppError({ status: response.status, headers: response.headers, body: read.head }, request.accept, request.base);
   if (converted === null) {
     // Only a valid envelope or problem parses as one, so this is the rare case of a contract body;

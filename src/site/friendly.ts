@@ -77,8 +77,8 @@ export function renderThrown(error: unknown, accept: string | null, base: string
   return renderEnvelope(fromResponse(500, null, null), 500, accept, base);
 }
 
-// Headers that describe the app's body, which a converted response replaces.
-const ENTITY_HEADERS = new Set([
+/** Headers that describe the app's body, which an agent's answer (converted or rendered from a thrown error) replaces. */
+export const ENTITY_HEADERS: ReadonlySet<string> = new Set([
   'content-type', 'content-length', 'content-encoding', 'content-language', 'content-range', 'content-md5',
   'content-disposition', 'etag', 'last-modified', 'transfer-encoding', 'vary',
 ]);

@@ -1,9 +1,11 @@
 // AgentFriendly for node:http (and Express, which runs on it): captures an app's error response
 // for an agent, converts it, and lets every other response through untouched and unbuffered.
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { isAgentError } from './agent-error.js';
 import {
   convertAppError,
   DEFAULT_BUFFER_BYTES,
+  ENTITY_HEADERS,
   docsResponse,
   isAgentRequest,
   originOf,
@@ -211,10 +213,18 @@ export function captureErrors(req: IncomingMessage, res: ServerResponse, options
 /** Answers a thrown error, unless the response has already begun (then it is cut off, as node would). */
 export function answerThrown(req: IncomingMessage, res: ServerResponse, error: unknown, options: AgentFriendlyOptions): void {
   if (res.headersSent) {
-    options.onError?.(error);
+    if (!isAgentError(error)) options.onError?.(error);
     res.destroy();
     return;
   }
+  // The thrown error is the answer: an error page the app had begun (held for an agent) is dropped,
+  // and so are the headers it set for that page's body (a Content-Encoding would garble ours).
+  const capture = (res as Watched)[CAPTURE];
+  if (capture !== undefined) {
+    capture.capturing = false;
+    capture.chunks.length = 0;
+  }
+  for (const name of ENTITY_HEADERS) res.removeHeader(name);
   sendRendered(req, res, renderThrown(error, req.headers.accept ?? null, baseFor(req, options), options));
 }
 

@@ -31,6 +31,18 @@ function app(request: Request): Response {
     }
     case '/boom':
       throw new TypeError('secret db password');
+    case '/broken-page': {
+      // An error page whose stream fails after its first chunk: the app's upstream went away.
+      let sent = false;
+      const stream = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent) return controller.error(new Error('upstream closed mid-page'));
+          sent = true;
+          controller.enqueue(new TextEncoder().encode('<html><head><title>Bad gateway</title></head><body>'));
+        },
+      });
+      return new Response(stream, { status: 502, headers: { 'content-type': 'text/html' } });
+    }
     case '/slow-down':
       throw agentError('rate_limited', { retryAfter: 30, message: 'Slow down' });
     case '/fix':
@@ -129,6 +141,13 @@ describe('agentFriendlyFetch', () => {
     expect(body.error).toMatchObject({ code: 'internal' });
     expect(validateEnvelope(body).errors).toEqual([]);
     expect(secrets.some((e) => e instanceof TypeError && e.message === 'secret db password')).toBe(true);
+  });
+
+  it('converts an error page whose stream fails from what was read, and hands the failure to onError', async () => {
+    const res = await get('/broken-page', AGENT);
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    expect(validateEnvelope(await res.json(), { received: true }).errors).toEqual([]);
+    expect(secrets.some((e) => e instanceof Error && e.message === 'upstream closed mid-page')).toBe(true);
   });
 
   it('renders a thrown AgentError with its delay in the body and Retry-After, from one number', async () => {
