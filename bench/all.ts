@@ -10,9 +10,10 @@
 // The diagnostics bench/site-profile.ts and bench/agent-overhead.ts (where the time goes) have no
 // targets and are not run. Exit code 1 only when a benchmark could not measure at all.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { publish } from './readme.js';
 import { verdictMark } from './stats.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -90,16 +91,6 @@ export function formatReport(rows: readonly ReportRow[], context: string): strin
   ].join('\n');
 }
 
-/** Replaces the text between `<!-- bench:start -->` and `<!-- bench:end -->`. */
-export function injectReport(readme: string, report: string): string {
-  const start = '<!-- bench:start -->';
-  const end = '<!-- bench:end -->';
-  const from = readme.indexOf(start);
-  const to = readme.indexOf(end);
-  if (from < 0 || to < from) return readme;
-  return `${readme.slice(0, from + start.length)}\n${report}\n${readme.slice(to)}`;
-}
-
 /** The last JSON object a child printed (anything logged before it is skipped). */
 function lastJson(stdout: string): Json {
   const at = stdout.lastIndexOf('\n{');
@@ -137,8 +128,7 @@ async function main(): Promise<void> {
   if (only === null && failed.length === 0) {
     mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
     writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), `# npm run bench\n\n${report}\n`);
-    const readme = join(ROOT, 'README.md');
-    writeFileSync(readme, injectReport(readFileSync(readme, 'utf8'), report));
+    publish('bench', report);
   }
 }
 

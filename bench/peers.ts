@@ -2,7 +2,7 @@
 // limited, maintenance) in five dialects, through ky, got, undici's RetryAgent, axios-retry (each
 // with its library's defaults) and this package's client; outcome, calls and seconds per cell.
 //
-//   npx tsx bench/peers.ts          prints the table; writes bench/results/peers.md and docs/peers.svg
+//   npx tsx bench/peers.ts          prints the table; writes bench/results/peers.md, docs/peers.svg and the README's table
 //   npx tsx bench/peers.ts --json   the rows as JSON instead of the table (the files are written all the same)
 //
 // Every cell runs at once, so the run takes about the 30 s the failures last (a cell is cut off at
@@ -16,6 +16,7 @@ import { PEERS } from './peers/clients.js';
 import { chartOf, notes, runLine } from './peers/report.js';
 import { createScriptedService } from './peers/server.js';
 import { barChartSvg } from './peers/svg.js';
+import { publish } from './readme.js';
 import { markdownTable } from './peers/table.js';
 
 // The seed's two failures that clear with time: `rate_limited` (429) and `maintenance`
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     mkdirSync(dirname(out(path)), { recursive: true });
     writeFileSync(out(path), content);
   }
+  publish('peers', `${table}\n\n${runLine(started)}`);
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify({ peers: PEERS.map((p) => p.name), rows }, null, 2)}\n`);
     return;

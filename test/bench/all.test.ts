@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BENCHES, formatReport, injectReport } from '../../bench/all.js';
+import { BENCHES, formatReport } from '../../bench/all.js';
+import { injectSection } from '../../bench/readme.js';
 
 const bench = (name: string) => BENCHES.find((b) => b.name === name)!;
 
@@ -30,7 +31,8 @@ describe('npm run bench: the one report', () => {
 
   it('replaces only the text between the README markers, and leaves a README without them alone', () => {
     const readme = 'a\n<!-- bench:start -->\nold\n<!-- bench:end -->\nb';
-    expect(injectReport(readme, 'new')).toBe('a\n<!-- bench:start -->\nnew\n<!-- bench:end -->\nb');
-    expect(injectReport('no markers', 'new')).toBe('no markers');
+    expect(injectSection(readme, 'bench', 'new')).toBe('a\n<!-- bench:start -->\nnew\n<!-- bench:end -->\nb');
+    expect(injectSection(readme, 'peers', 'new')).toBe(readme);
+    expect(injectSection('no markers', 'bench', 'new')).toBe('no markers');
   });
 });
