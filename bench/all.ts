@@ -58,7 +58,13 @@ export const BENCHES: readonly { name: string; file: string; what: string; rows:
         verdict: r.verdict,
       })),
   },
-  { name: 'redis', file: 'bench/redis-store.ts', what: 'store operations per second, Redis vs in memory', rows: plainRows('redis') },
+  {
+    name: 'redis',
+    file: 'bench/redis-store.ts',
+    what: 'store operations per second, Redis vs in memory',
+    // No target: a network store is not expected to keep up with memory; the rows say how far it is.
+    rows: (json) => (json.rows as Json[]).map((r) => ({ bench: 'redis', measure: `${r.measure}: Redis / memory ops/s`, ratio: r.ratio, target: '', verdict: 'informational' as const })),
+  },
   {
     name: 'peers',
     file: 'bench/peers.ts',

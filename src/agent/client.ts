@@ -91,6 +91,19 @@ export function networkError(url: URL, error: unknown): EnvelopeError {
   return { code, message: `${url.host}: ${networkReason(error)}`, field: null, retry: lookup(code).retry, retry_after: null };
 }
 
+/**
+ * A store call whose failure, thrown or rejected, counts as `otherwise`: no request fails because
+ * its store did. A synchronous store's answer comes back as it is, without a promise.
+ */
+export function fromStore<T>(call: () => Promise<T> | T, otherwise: T): Promise<T> | T {
+  try {
+    const answer = call();
+    return answer instanceof Promise ? answer.then(undefined, () => otherwise) : answer;
+  } catch {
+    return otherwise;
+  }
+}
+
 const failure = (error: EnvelopeError, response?: Response, remembered?: boolean): AgentResult => ({
   ok: false,
   error,
@@ -116,7 +129,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
   const store = options.store ?? defaultStore();
 
   async function remembered(origin: string): Promise<AgentResult | null> {
-    const backoff = await store.getBackoff(origin);
+    const backoff = await fromStore(() => store.getBackoff(origin), undefined);
     if (!backoff) return null;
     const left = Math.ceil((backoff.until - now()) / 1000);
     if (left <= 0) return null;
@@ -167,7 +180,8 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
         const word: RetryWordEntry = RETRY_WORDS[error.retry];
         const mustWait = word.requires.includes('retry_after');
         if (mustWait && error.retry_after !== null) {
-          await store.setBackoff(url.origin, { until: now() + error.retry_after * 1000, error });
+          const backoff = { until: now() + error.retry_after * 1000, error };
+          await fromStore(() => store.setBackoff(url.origin, backoff), undefined);
         }
         if (calls >= budget) return failure(error, copy);
         if (mustWait) {

@@ -2,7 +2,7 @@
 // when the site failed and an older copy is allowed, the copy comes back marked stale, with why.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError, RetryWord } from '../../generated/types.js';
-import { createAgentClient, type AgentClientOptions } from './client.js';
+import { createAgentClient, fromStore, type AgentClientOptions } from './client.js';
 import { defaultStore, type CachedCopy } from './store.js';
 
 /** Why a stale copy was served: the failure the site answered with. */
@@ -115,13 +115,14 @@ export async function agentFetch(url: string | URL, options: AgentFetchOptions =
     const body = await response.text();
     if (cacheable && response.status >= 200 && response.status < 300 && response.status !== 206 && storable(response.headers)) {
       const age = Number(response.headers.get('age'));
-      await store.setCopy(key, {
+      const kept = {
         url: response.url || request.url,
         status: response.status,
         headers: [...response.headers],
         body,
         storedAt: now() - (Number.isFinite(age) && age > 0 ? age * 1000 : 0),
-      });
+      };
+      await fromStore(() => store.setCopy(key, kept), undefined);
     }
     return { ok: true, status: response.status, headers: response.headers, body, url: response.url || request.url, stale: false };
   }
@@ -132,7 +133,7 @@ export async function agentFetch(url: string | URL, options: AgentFetchOptions =
   // The site failed, rather than answered: a 5xx, no response, or a wait longer than the client takes.
   const siteFailed =
     (status === null || status >= 500 || word.requires.includes('retry_after')) && !(status !== null && NEVER_STALE.has(status));
-  const copy = siteFailed && cacheable ? await store.getCopy(key) : undefined;
+  const copy = siteFailed && cacheable ? await fromStore(() => store.getCopy(key), undefined) : undefined;
   if (copy) {
     const age = Math.max(0, Math.floor((now() - copy.storedAt) / 1000));
     if (age <= staleAllowance(copy, options.maxStaleSeconds ?? 86_400)) {

@@ -14,6 +14,8 @@ export { createMemoryStore, defaultStore } from './store.js';
 export type { Backoff, CachedCopy, MemoryStoreOptions, Store } from './store.js';
 export { createDiskStore } from './disk-store.js';
 export type { DiskStore, DiskStoreOptions } from './disk-store.js';
+export { createRedisStore } from './redis-store.js';
+export type { RedisClientLike, RedisStore, RedisStoreOptions } from './redis-store.js';
 export { decode } from './decode.js';
 export type { Decoded } from './decode.js';
 export { DEFAULT_BACKOFF, formatCell, POLICIES, runLoop } from './loop.js';
