@@ -35,6 +35,25 @@ export interface AgentClientOptions {
   readonly now?: () => number;
   /** Where origin delays are remembered; share one to share what was learnt. @default the process-wide memory store */
   readonly store?: Store;
+  /**
+   * The Accept header sent when a request has none, or false to send none of its own. The default
+   * ranks JSON and problem details above HTML, which marks the caller as an agent to sites that
+   * negotiate errors (an AgentFriendly site answers it with this contract instead of its error page).
+   * @default AGENT_ACCEPT
+   */
+  readonly accept?: string | false;
+}
+
+/** The Accept an agent client sends by default: data first, pages after, anything last. */
+export const AGENT_ACCEPT = 'application/json, application/problem+json, text/markdown, text/html;q=0.9, */*;q=0.8';
+
+/** `init` with `accept` as its Accept header, unless it already has one. */
+function withAccept(init: RequestInit | undefined, accept: string): RequestInit {
+  const headers = init?.headers;
+  if (headers === undefined || headers === null) return { ...init, headers: { accept } };
+  const merged = new Headers(headers);
+  if (!merged.has('accept')) merged.set('accept', accept);
+  return { ...init, headers: merged };
 }
 
 /** A client that reads every failure as an envelope. */
@@ -127,6 +146,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
   const sleep = options.sleep ?? abortableSleep;
   const now = options.now ?? Date.now;
   const store = options.store ?? defaultStore();
+  const accept = options.accept ?? AGENT_ACCEPT;
 
   async function remembered(origin: string): Promise<AgentResult | null> {
     const backoff = await fromStore(() => store.getBackoff(origin), undefined);
@@ -149,9 +169,11 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
         signal = init?.signal ?? undefined;
         const method = (init?.method ?? 'GET').toUpperCase();
         idempotent = IDEMPOTENT.has(method) || (init?.headers !== undefined && new Headers(init.headers).has('idempotency-key'));
-        send = () => fetchImpl(input, init);
+        const sent = accept === false ? init : withAccept(init, accept);
+        send = () => fetchImpl(input, sent);
       } else {
         const request = new Request(input, init);
+        if (accept !== false && !request.headers.has('accept')) request.headers.set('accept', accept);
         url = new URL(request.url);
         signal = request.signal;
         idempotent = IDEMPOTENT.has(request.method) || request.headers.has('idempotency-key');

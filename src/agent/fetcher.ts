@@ -5,6 +5,9 @@ import type { EnvelopeError, RetryWord } from '../../generated/types.js';
 import { createAgentClient, fromStore, type AgentClientOptions } from './client.js';
 import { defaultStore, type CachedCopy } from './store.js';
 
+/** The Accept agentFetch sends when a request has none: Markdown and HTML before anything else, as agents that read pages send it. */
+export const PAGE_ACCEPT = 'text/markdown, text/html, */*';
+
 /** Why a stale copy was served: the failure the site answered with. */
 export interface StaleBecause {
   readonly code: string;
@@ -104,7 +107,8 @@ export async function agentFetch(url: string | URL, options: AgentFetchOptions =
           const request = new Request(input, init);
           return baseFetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeout * 1000)]) });
         };
-  const client = createAgentClient({ ...options, store, fetch: fetchWithTimeout });
+  // Pages first: a fetcher reads pages, as agents that send Markdown-first Accept headers do.
+  const client = createAgentClient({ accept: PAGE_ACCEPT, ...options, store, fetch: fetchWithTimeout });
   const request = new Request(url, options.init);
   const key = `${request.method} ${request.url}`;
   const cacheable = request.method === 'GET';

@@ -154,3 +154,39 @@ describe('the agent client', () => {
     expect(server.calls()).toBe(4);
   });
 });
+
+describe('what the client and the fetcher say they accept', () => {
+  it('send an Accept that marks them as agents, so an AgentFriendly site answers in this contract', async () => {
+    const { isAgentRequest } = await import('../../src/site/friendly.js');
+    const { agentFriendlyExpress } = await import('../../src/site/express.js');
+    const { AGENT_ACCEPT } = await import('../../src/agent/client.js');
+    const { agentFetch, PAGE_ACCEPT } = await import('../../src/agent/fetcher.js');
+    for (const accept of [AGENT_ACCEPT, PAGE_ACCEPT]) expect(isAgentRequest({ headers: { accept } }), accept).toBe(true);
+
+    const seen: (string | undefined)[] = [];
+    const app = express();
+    app.use((req, _res, next) => void (seen.push(req.headers.accept), next()));
+    app.use(agentFriendlyExpress());
+    const server = await serve(app);
+    servers.push(server);
+    const result = await client().fetch(`${server.url}/nowhere`);
+    expect(result.ok).toBe(false);
+    // Express's own 404 page, read by the site itself: the raw body the agent got is the envelope.
+    if (!result.ok) expect(validateEnvelope(await result.response!.json()).errors).toEqual([]);
+    const page = await agentFetch(`${server.url}/nowhere`, { store: createMemoryStore() });
+    expect(page.ok).toBe(false);
+    expect(seen).toEqual([AGENT_ACCEPT, PAGE_ACCEPT]);
+  });
+
+  it("keep a caller's own Accept, on every kind of request, and send none of their own with accept: false", async () => {
+    const seen: (string | undefined)[] = [];
+    const server = await serve((req, res) => void (seen.push(req.headers.accept), res.end('ok')));
+    servers.push(server);
+    await client().fetch(server.url, { headers: { accept: 'text/csv' } });
+    await client().fetch(server.url, { headers: [['Accept', 'text/plain']] });
+    await client().fetch(new Request(server.url, { method: 'POST', body: 'x', headers: { accept: 'image/png' } }));
+    await client(virtualClock(), { accept: false }).fetch(server.url);
+    await client(virtualClock(), { accept: 'application/xml' }).fetch(new Request(server.url, { method: 'PUT', body: 'x' }));
+    expect(seen).toEqual(['text/csv', 'text/plain', 'image/png', '*/*', 'application/xml']);
+  });
+});

@@ -336,10 +336,11 @@ describe('the Redis store when Redis fails', () => {
     await pause(50);
     expect([store.degraded, said.recovered]).toEqual([true, 0]);
     await pause(200);
-    // From Redis again: its deadline is read as now plus what Redis has left, to the millisecond.
+    // From Redis again: its deadline is read as now plus what Redis has left, off by no more than
+    // the reply's way back, which is under commandTimeoutMs (100) or the reply is not used.
     const seen = await store.getBackoff('o');
     expect(seen?.error).toEqual(error);
-    expect(Math.abs(seen!.until - backoff.until)).toBeLessThanOrEqual(2);
+    expect(Math.abs(seen!.until - backoff.until)).toBeLessThanOrEqual(100);
     expect(said.recovered).toBe(1);
     expect(store.degraded).toBe(false);
   });
