@@ -180,13 +180,15 @@ function decodeBody(body: unknown): { text: string | null; json: unknown } {
   return { text: null, json: body };
 }
 
-function parseText(text: string): { text: string; json: unknown } {
+function parseText(text: string): { text: string | null; json: unknown } {
   const start = text.trimStart()[0];
   if (start !== '{') return { text, json: undefined };
   try {
     return { text, json: JSON.parse(text) };
   } catch {
-    return { text, json: undefined }; // truncated or malformed: read as a page
+    // Truncated (by a proxy, or at MAX_BODY_BYTES) or malformed JSON is neither a page nor a
+    // sentence: its "title" or first line is the raw object, debug members and all.
+    return { text: null, json: undefined };
   }
 }
 
@@ -197,25 +199,29 @@ function informative(text: string | null): text is string {
   return !(lower === 'error' || lower === 'whitelabel error page' || /^\d{0,3}$/.test(lower));
 }
 
-/** How much of a candidate message is looked at for a dump: a stack's first frames are within it. */
+/** How much of a candidate's first line a message is taken from; cleanText then cuts it to MAX_MESSAGE_LENGTH. */
 const MAX_CANDIDATE = 4000;
 
-/** A message safe to show: its first line, cleaned, and never part of a stack trace or debug dump. */
+/**
+ * A message safe to show: its first line, cleaned, and never part of a stack trace or debug dump.
+ * The whole candidate (up to MAX_BODY_BYTES) is looked at for a dump, not only the part shown: an
+ * exception's message can be long (a query, a payload) and push the stack's frames far past it.
+ */
 function safeMessage(candidate: string | null): string | null {
   if (candidate === null) return null;
-  const head = candidate.slice(0, MAX_CANDIDATE);
-  const line = head.split(/\r?\n/, 1)[0]!;
-  if (looksLikeDump(head)) return null;
+  if (looksLikeDump(candidate.length > MAX_BODY_BYTES ? candidate.slice(0, MAX_BODY_BYTES) : candidate)) return null;
+  const line = candidate.slice(0, MAX_CANDIDATE).split(/\r?\n/, 1)[0]!;
   const text = cleanText(line);
   return text === '' ? null : text;
 }
 
-/** The first line of a plain-text page, when the page is not HTML. */
-function plainLine(text: string | null, page: PageSummary | null): string | null {
+/** A plain-text page from its first non-blank character, when the page is not HTML; safeMessage takes its first line. */
+function plainText(text: string | null, page: PageSummary | null): string | null {
   if (text === null || page === null || page.lower.includes('<')) return null;
-  const line = text.trimStart().split(/\r?\n/, 1)[0] ?? '';
+  const start = text.trimStart();
+  const line = start.slice(0, MAX_CANDIDATE).split(/\r?\n/, 1)[0] ?? '';
   // Binary or mis-decoded bodies are no message: replacement characters or control characters.
-  return /[\uFFFD\u0000-\u0008\u000e-\u001f]/.test(line) ? null : line;
+  return /[\uFFFD\u0000-\u0008\u000e-\u001f]/.test(line) ? null : start;
 }
 
 /** Only the headers that ask for a retry after a time, with the Date they count from. */
@@ -304,7 +310,7 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
     safeMessage(reading.message) ??
     (page && informative(page.title) ? safeMessage(page.title) : null) ??
     (page && informative(page.heading) ? safeMessage(page.heading) : null) ??
-    safeMessage(plainLine(text, page)) ??
+    safeMessage(plainText(text, page)) ??
     STATUS_TEXT[safeStatus] ??
     info.title;
   const field = reading.field === null ? null : cleanText(reading.field) || null;

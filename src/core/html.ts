@@ -38,16 +38,25 @@ function stripTags(fragment: string): string {
   return out;
 }
 
+/** Decodes references and collapses white space and control characters to single spaces. */
+function flatten(text: string): string {
+  return decodeEntities(text).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+}
+
 /** Collapses white space, decodes references, and cuts to MAX_MESSAGE_LENGTH at a word if it can. */
 export function cleanText(text: string): string {
-  const flat = decodeEntities(text).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+  const flat = flatten(text);
   if (flat.length <= MAX_MESSAGE_LENGTH) return flat;
   const cut = flat.slice(0, MAX_MESSAGE_LENGTH - 1);
   const space = cut.lastIndexOf(' ');
   return `${space > MAX_MESSAGE_LENGTH / 2 ? cut.slice(0, space) : cut}…`;
 }
 
-/** The text inside the first `<tag ...>...</tag>` of a page, or null; `lower` is the page lowercased. */
+/**
+ * The text inside the first `<tag ...>...</tag>` of a page, or null; `lower` is the page lowercased.
+ * An unclosed element runs to the end of the page, as a browser reads an unclosed title. The text
+ * is not cut: whoever shows it cuts it, after looking at all of it (a stack trace can follow a long line).
+ */
 function element(page: string, lower: string, tag: string): string | null {
   let from = 0;
   for (;;) {
@@ -59,8 +68,7 @@ function element(page: string, lower: string, tag: string): string | null {
       const open = lower.indexOf('>', start);
       if (open < 0) return null;
       const end = lower.indexOf(`</${tag}`, open + 1);
-      const inner = page.slice(open + 1, end < 0 ? Math.min(page.length, open + 1 + 4 * MAX_MESSAGE_LENGTH) : end);
-      const text = cleanText(stripTags(inner));
+      const text = flatten(stripTags(page.slice(open + 1, end < 0 ? page.length : end)));
       return text === '' ? null : text;
     }
     from = start + 1;

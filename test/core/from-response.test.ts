@@ -117,6 +117,26 @@ describe('fromResponse on pages', () => {
     }
   });
 
+  // Each found by npm run fuzz (fuzz/): the secret sits where a stack's message line or frames do.
+  const hidden: [string, unknown][] = [
+    ['an exception message long enough to push the frames past the first 4000 characters', { message: `Error: hunter2 ${'x '.repeat(2500)}\n    at Object.<anonymous> (/home/deploy/app/server.js:12:9)` }],
+    ['the first line of a plain-text stack', 'TypeError: hunter2\n    at handler (/srv/app/index.js:3:7)'],
+    ['a plain-text stack whose frames are all node:internal', 'Error: hunter2\n    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)'],
+    ['a title holding a stack of file:// ES module frames', '<title>TypeError: hunter2\n    at handler (file:///Users/dev/shop/x.mjs:3:7)</title>'],
+    ['a title whose frames come after its first 200 characters', `<title>Error: hunter2 ${'y '.repeat(150)}\n    at f (/home/deploy/app/x.js:1:1)</title>`],
+    ['an unclosed title whose frames come after its first 800 characters', `<title>Error: hunter2 ${'y '.repeat(500)}\n    at f (/home/deploy/app/x.js:1:1)`],
+    ['a Django debug page whose exception is not named ...Error', 'DoesNotExist at /orders/42/\nOrder hunter2 does not exist\n\nTraceback (most recent call last):\n  File "/srv/shop/orders/views.py", line 27'],
+    ['JSON cut short, which is no sentence', '{"error": "Server Error", "stack": "Error: hunter2'],
+    ['JSON cut short with a tag in a string, which is no page', '{"error": "<title>", "message": "Error: hunter2'],
+  ];
+  it.each(hidden)('never shows part of a dump: %s', (_name, body) => {
+    expect(read(500, null, body).message).toBe('Internal Server Error');
+  });
+
+  it('keeps a title with a time in parentheses, which is no frame location', () => {
+    expect(read(503, null, '<title>Back at (10:30:00)</title>').message).toBe('Back at (10:30:00)');
+  });
+
   it('reads at most a fixed prefix of a 10 MB page', () => {
     const huge = `<title>Too big</title>${'x'.repeat(10 * 1024 * 1024)}`;
     expect(read(413, null, huge)).toMatchObject({ code: 'invalid_input', message: 'Too big' });

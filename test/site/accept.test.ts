@@ -57,4 +57,11 @@ describe('parseAccept', () => {
     expect(huge.length).toBeGreaterThan(64 * 1024);
     expect(parseAccept(huge).length).toBeLessThanOrEqual(64);
   });
+
+  it('does not read a range that the 4096-character limit cuts short (found by npm run fuzz)', () => {
+    // The cut fell inside text/html;q=0, which was read as text/html at q=1: an agent became a browser.
+    const cut = `application/json;q=0.5,${' '.repeat(4060)}, text/html;q=0`;
+    expect(parseAccept(cut)).toEqual([{ type: 'application', subtype: 'json', q: 0.5 }]);
+    expect(acceptsLikeAnAgent(cut)).toBe(true);
+  });
 });

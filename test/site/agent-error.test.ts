@@ -30,10 +30,25 @@ describe('agentError at run time', () => {
     ['a site code with a success status', () => siteError('coupon_expired', { status: 200, retry: 'refetch' }), /400 to 599/],
     ['a site code with an unknown retry word', () => siteError('coupon_expired', { status: 409, retry: 'later' as never }), /retry must be one of/],
     ['a catalog code given its own status', () => new AgentError('not_found', { status: 410 }), /takes its status and retry word from the catalog/],
+    // Found by npm run fuzz: each of these built an error whose body failed its own validator.
+    ['an empty title', () => siteError('shop_closed', { status: 503, retry: 'once', title: '' }), /title must be a non-empty string/],
+    ['a detail that is not a string', () => agentError('not_found', { detail: 42 as never }), /detail must be a string/],
+    ['an instance that is not a string', () => agentError('not_found', { instance: 42 as never }), /instance must be a string/],
+    ['errors that are not an array', () => agentError('not_found', { errors: 'abc' as never }), /errors must be an array/],
+    ['a field error without its members', () => agentError('not_found', { errors: [{}] as never }), /agentError\("not_found"\): errors\[0\] must be \{ field, code, message \}/],
+    ['a delay past the safe integers, which Retry-After would write as 1e+21', () => agentError('rate_limited', { retryAfter: 1e21 }), /whole, non-negative number of seconds/],
   ];
   it.each(refusals)('refuses %s with a TypeError naming the code and the rule', (_name, build, message) => {
     expect(build).toThrow(TypeError);
     expect(build).toThrow(message);
+  });
+
+  it('renders only the members a field error has, and a delay of -0 as 0', () => {
+    const extra = { field: 'email', code: 'too_long', message: 'Too long', path: ['email'] };
+    const e = agentError('invalid_input', { field: 'email', errors: [extra] });
+    expect(e.toEnvelope().error.errors).toEqual([{ field: 'email', code: 'too_long', message: 'Too long' }]);
+    expect(validateEnvelope(e.toEnvelope()).errors).toEqual([]);
+    expect(Object.is(agentError('rate_limited', { retryAfter: Math.ceil(-0.5) }).retryAfter, 0)).toBe(true);
   });
 
   it('fills status and retry word from the catalog, and a once code its default delay', () => {
