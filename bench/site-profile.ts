@@ -9,6 +9,9 @@
 //
 //   npx tsx bench/site-profile.ts <node|express|fastify|hono> <json|stream|404> [seconds=4] [--keep]
 //
+// PROFILE_VARIANT=noop profiles the no-op integration of bench/site-apps.ts in place of the adapter:
+// the floor any integration of that shape pays.
+//
 // --keep leaves the .cpuprofile files (open them in Chrome DevTools) and prints where they are.
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
   built = buildServers();
   try {
     const bare = await profileOne(adapter, 'bare', kase, seconds, dir);
-    const wrapped = await profileOne(adapter, 'wrapped', kase, seconds, dir, fixes);
+    const wrapped = await profileOne(adapter, (process.env.PROFILE_VARIANT as Variant | undefined) ?? 'wrapped', kase, seconds, dir, fixes);
     // The profile covers the warm-up second as well: requests over the profile are about rate x (seconds + 1).
     const perRequest = (p: typeof bare, us: number): number => us / (p.perSecond * (seconds + 1));
     console.log(`${adapter} ${kase}: bare ${Math.round(bare.perSecond)} req/s, wrapped ${Math.round(wrapped.perSecond)} req/s, ratio ${(wrapped.perSecond / bare.perSecond).toFixed(2)}`);

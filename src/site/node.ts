@@ -157,13 +157,15 @@ function wrappers(before: Originals | undefined): Originals {
 /** Converts a held error at its end and sends it, through the methods the app's response had. */
 function finish(res: ServerResponse, capture: Capture, done: Callback | undefined): unknown {
   const { req, options, chunks, original } = capture;
-  const body = chunks.length ? new Uint8Array(Buffer.concat(chunks)) : null;
-  const converted = convertAppError({ status: res.statusCode, headers: res.getHeaders() as Record<string, string | string[]>, body }, req.headers.accept ?? null, baseFor(req, options));
+  const body = chunks.length === 0 ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const headers = res.getHeaders() as Record<string, string | string[]>;
+  const converted = convertAppError({ status: res.statusCode, headers, body }, req.headers.accept ?? null, baseFor(req, options));
   if (converted === null) {
     // Already this contract: out as the app wrote it.
-    return original.end.call(res, body ? Buffer.from(body) : undefined, done);
+    return original.end.call(res, body ?? undefined, done);
   }
-  for (const name of converted.drop) res.removeHeader(name);
+  // Only the headers the app did set: removeHeader validates its argument, a dozen calls add up.
+  for (const name in headers) if (converted.drop.has(name)) res.removeHeader(name);
   res.statusCode = converted.status;
   for (const [name, value] of Object.entries(converted.set)) res.setHeader(name, value);
   res.setHeader('content-length', Buffer.byteLength(converted.body));
