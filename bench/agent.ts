@@ -13,7 +13,8 @@
 // 2. Large page: fromResponse on a 10 MiB HTML page against a 256 KiB page of the same shape (a
 //    real error page's head and main content, then a long product grid as filler), as a string and
 //    as a Uint8Array. Ratio = 10 MiB / 256 KiB, at most 1.50: only a bounded prefix is read.
-// 3. Client: createAgentClient({ store: createMemoryStore() }).fetch(url) against bare fetch(url),
+// 3. Client: createAgentClient({ store: createMemoryStore() }).fetch(url) against bare fetch(url) with
+//    the Accept the client sends by default (AGENT_ACCEPT: the same request, so only the client's work differs),
 //    sequential GETs on one keep-alive loopback connection pool (the platform fetch's defaults for
 //    both) to a node:http server in a plain node child process (SERVER_SOURCE below); each side
 //    reads the body of the response it gets (for the client's 404, the unread copy it returns).
@@ -38,7 +39,7 @@ import { join, resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createAgentClient } from '../src/agent/client.js';
+import { AGENT_ACCEPT, createAgentClient } from '../src/agent/client.js';
 import { createMemoryStore } from '../src/agent/store.js';
 import { fromResponse, MAX_BODY_BYTES } from '../src/core/from-response.js';
 import { alignedTable, iqr, median, round2, verdictMark } from './stats.js';
@@ -396,6 +397,9 @@ export function stopServer(child: ChildProcess): void {
   if (child.exitCode === null && child.signalCode === null) child.kill();
 }
 
+/** What fetch is given on the baseline side: the client's default Accept, so both sides make one request. */
+const SAME_REQUEST: RequestInit = { headers: { accept: AGENT_ACCEPT } };
+
 async function clientOverhead(origin: string, path: '/ok' | '/missing'): Promise<Row> {
   const url = `${origin}${path}`;
   const client = createAgentClient({ store: createMemoryStore() });
@@ -416,7 +420,8 @@ async function clientOverhead(origin: string, path: '/ok' | '/missing'): Promise
     name,
     async run(units) {
       for (let u = 0; u < units; u++) {
-        const response = await fetch(url);
+        // The same request the client sends: its Accept is part of what is asked, not overhead.
+        const response = await fetch(url, SAME_REQUEST);
         if (response.ok !== expectOk) throw new CannotMeasure(`fetch(${path}) gave ${response.status}`);
         sink += (await response.text()).length;
       }
@@ -433,7 +438,7 @@ async function clientOverhead(origin: string, path: '/ok' | '/missing'): Promise
       id: ok ? 'client_200' : 'client_404',
       measure: ok ? 'client 200 (small JSON): client / fetch' : 'client 404 (small HTML, info): client / fetch',
       a: 'createAgentClient().fetch(url) + read the body, per request',
-      b: 'fetch(url) + read the body, per request',
+      b: 'fetch(url) with the Accept the client sends + read the body, per request',
       unit: 'us/request',
       target: ok ? { op: '<=', value: CLIENT_TARGET } : null,
     },
@@ -551,7 +556,7 @@ async function main(): Promise<void> {
         'ratio = A / B, both measured in this run; absolute numbers are context only.',
         'corpus: A = fromResponse(status, headers, raw body text); B = JSON.parse of the same JSON text, and for a page JSON.parse(JSON.stringify(page)) (a JSON string literal of about the same length).',
         `large page: ${PAGE_FIXTURE} grown with a product grid to 10 MiB and to 256 KiB (MAX_BODY_BYTES = ${MAX_BODY_BYTES}); same envelope from both: string ${strings.same ? 'yes' : 'NO'}, bytes ${bytes.same ? 'yes' : 'NO'} (${strings.code}, "${strings.message}")`,
-        'client: A = createAgentClient({ store: createMemoryStore() }).fetch(url) and the returned response body read (for the 404, its unread copy); B = fetch(url) and its body read; server in a child process.',
+        'client: A = createAgentClient({ store: createMemoryStore() }).fetch(url) and the returned response body read (for the 404, its unread copy); B = fetch(url, { headers: { accept: AGENT_ACCEPT } }) and its body read; server in a child process.',
         `A/A control, baseline copy 2 / copy 1 (same code): ${controls}`,
         `per-round ratio IQR: ${ratioSpread}`,
         `corpus sanity: ${loaded.expected}/${loaded.items.length} responses give the code their fixture expects`,

@@ -52,7 +52,7 @@ export const BENCHES: readonly { name: string; file: string; what: string; rows:
     rows: (json) =>
       (json.rows as Json[]).map((r) => ({
         bench: 'site',
-        measure: `${ADAPTER_NAMES[r.adapter] ?? r.adapter}, ${CASE_NAMES[r.case] ?? r.case}: wrapped / bare req/s (A/A ${Number(r.control).toFixed(2)})`,
+        measure: `${ADAPTER_NAMES[r.adapter] ?? r.adapter}, ${CASE_NAMES[r.case] ?? r.case}: wrapped / bare req/s (A/A ${Number(r.control).toFixed(2)}, a no-op integration ${Number(r.floor).toFixed(2)})`,
         ratio: r.ratio,
         target: targetText(r.target),
         verdict: r.verdict,
@@ -88,7 +88,9 @@ export const BENCHES: readonly { name: string; file: string; what: string; rows:
 /** The report as Markdown: one table, then what the marks mean. */
 export function formatReport(rows: readonly ReportRow[], context: string): string {
   const lines = ['| benchmark | measure | ratio | target | met |', '| --- | --- | ---: | ---: | :---: |'];
-  for (const r of rows) lines.push(`| ${r.bench} | ${r.measure} | ${r.ratio === null ? '' : r.ratio.toFixed(2)} | ${r.target} | ${verdictMark(r.verdict)} |`);
+  // Two decimals, or two significant digits for a ratio under 0.01 (a network store against memory).
+  const ratio = (x: number | null): string => (x === null ? '' : x >= 0.01 ? x.toFixed(2) : x.toPrecision(2));
+  for (const r of rows) lines.push(`| ${r.bench} | ${r.measure} | ${ratio(r.ratio)} | ${r.target} | ${verdictMark(r.verdict)} |`);
   return [
     ...lines,
     '',

@@ -13,8 +13,9 @@
 // bench/site-build.ts with TypeScript's emitter, as dist/ ships it, and run by plain `node`, not
 // under tsx, whose esbuild transform adds a __name() call to every closure the adapters make): the
 // load generator here and the server never share an event loop, and a bare app never runs in a
-// process that loaded the adapter. Per adapter there are three: wrapped, bare, and a
-// second bare process (the A/A control).
+// process that loaded the adapter. Per adapter there are four: wrapped, bare, a second bare
+// process (the A/A control), and a no-op integration of the adapter's shape (the floor: what any
+// middleware of that kind costs, shown beside the ratio, not counted in the verdict).
 //
 // Cases, every request sent with an agent's Accept (text/markdown, text/html, */*), so the wrapped
 // app takes its agent path on every request (a browser's request is let through with one Accept check):
@@ -71,9 +72,9 @@ const flag = (name: string, fallback: number): number => {
   const value = at < 0 ? NaN : Number(process.argv[at + 1]);
   return Number.isFinite(value) && value > 0 ? value : fallback;
 };
-const MEASURE_S = flag('--seconds', 1); // per measurement: 1 s, not 1.5-2, so that 12 cells x 3 servers x ROUNDS fit in ~3 minutes
+const MEASURE_S = flag('--seconds', 1); // per measurement: 1 s, not 1.5-2, so that 12 cells x 4 servers x ROUNDS fit in ~4 minutes
 const WARMUP_S = 0.4; // per server and case, once, before the first round
-const ROUNDS = Math.round(flag('--rounds', 4)); // each round one measurement per server per cell: 12 cells x 3 servers x 4 rounds x ~1.05 s
+const ROUNDS = Math.round(flag('--rounds', 4)); // each round one measurement per server per cell: 12 cells x 4 servers x 4 rounds x ~1.05 s
 const SETTLE_MS = 30; // after each measurement, for the server to finish the requests cut off at its end
 const SAMPLE_MS = 50; // autocannon's sampling interval, which is also how precisely a measurement stops
 
@@ -85,9 +86,9 @@ const ADAPTER_NAMES: Record<Adapter, string> = { node: 'node:http', express: 'Ex
 const CASE_NAMES: Record<Case, string> = { json: '1 KB JSON 200', stream: '1 MiB streamed 200', '404': "app's own 404 (agent)" };
 
 /** The three servers of an adapter: the one measured, its baseline, and the baseline again (A/A). */
-const SIDES = ['wrapped', 'bare', 'bare again'] as const;
+const SIDES = ['wrapped', 'bare', 'bare again', 'no-op'] as const;
 type Side = (typeof SIDES)[number];
-const variantOf = (side: Side): Variant => (side === 'wrapped' ? 'wrapped' : 'bare');
+const variantOf = (side: Side): Variant => (side === 'wrapped' ? 'wrapped' : side === 'no-op' ? 'noop' : 'bare');
 
 export class CannotMeasure extends Error {}
 
@@ -98,6 +99,10 @@ interface Row {
   bare: number;
   wrapped: number;
   bareAgain: number;
+  /** medians over the rounds: the same app with a do-nothing integration of the adapter's shape */
+  noop: number;
+  /** median of the per-round ratios no-op / bare: what any integration of that shape costs, the floor under `ratio` */
+  floor: number;
   /** median of the per-round ratios wrapped / bare */
   ratio: number;
   target: number;
@@ -284,7 +289,7 @@ const mark = (r: Row): string => verdictMark(r.verdict);
 
 function table(rows: Row[], header: string[], notes: string[]): string {
   const cells = [
-    ['adapter', 'case', 'bare req/s', 'wrapped req/s', 'wrapped/bare', 'A/A', 'target', 'met', 'CPU us/req bare', 'wrapped', 'CPU ratio', 'A/A'],
+    ['adapter', 'case', 'bare req/s', 'wrapped req/s', 'wrapped/bare', 'A/A', 'no-op/bare', 'target', 'met', 'CPU us/req bare', 'wrapped', 'CPU ratio', 'A/A'],
     ...rows.map((r) => [
       ADAPTER_NAMES[r.adapter],
       CASE_NAMES[r.case],
@@ -292,6 +297,7 @@ function table(rows: Row[], header: string[], notes: string[]): string {
       rate(r.wrapped),
       r.ratio.toFixed(2),
       r.control.toFixed(2),
+      r.floor.toFixed(2),
       `>= ${r.target.toFixed(2)}`,
       mark(r),
       r.cpu.bare.toFixed(1),
@@ -375,6 +381,8 @@ async function main(): Promise<void> {
         bare: median(s.map((r) => r.bare)),
         wrapped: median(s.map((r) => r.wrapped)),
         bareAgain: median(s.map((r) => r['bare again'])),
+        noop: median(s.map((r) => r['no-op'])),
+        floor: median(s.map((r) => r['no-op'] / r.bare)),
         ratio,
         target,
         verdict,
@@ -418,6 +426,8 @@ async function main(): Promise<void> {
         bare: Math.round(r.bare),
         wrapped: Math.round(r.wrapped),
         bareAgain: Math.round(r.bareAgain),
+        noop: Math.round(r.noop),
+        floor: round2(r.floor),
         ratio: round2(r.ratio),
         control: round2(r.control),
         noise: round2(r.noise),
@@ -440,6 +450,7 @@ async function main(): Promise<void> {
         [
           'wrapped/bare = median of the per-round ratios, both measured in this run; req/s columns are medians, context only.',
           'A/A = the same statistic for a second bare process against the first (same code): how far it strays from 1.00 is the noise of the row.',
+          'no-op/bare = the same statistic for the app with an integration of the adapter\'s shape that does nothing (a pass-through listener, an Express middleware calling next(), a Fastify onSend callback hook, a Hono middleware awaiting next()): the floor any adapter of that shape starts from.',
           "CPU columns (context, no target): the server process's user + system CPU time per request (process.cpuUsage in the child), medians; CPU ratio = median per-round bare / wrapped, the share of bare's throughput a saturated core would keep, with its own A/A. Time other processes take is not in it, so it is steadier than req/s here.",
           `noise: median |1 - A/A| over the rows ${n.medianAbsControlDeviation.toFixed(2)}, worst ${worst.adapter} ${worst.case} at ${worst.control.toFixed(2)}; single-round A/A ratios ranged ${n.perRoundControlRange[0].toFixed(2)}-${n.perRoundControlRange[1].toFixed(2)} (IQR ${n.perRoundControlIqr[0].toFixed(2)}-${n.perRoundControlIqr[1].toFixed(2)})`,
           `per-round ratio IQR: ${rows.map((r) => `${r.adapter}/${r.case} ${r.spread.ratio[0].toFixed(2)}-${r.spread.ratio[1].toFixed(2)}`).join(', ')}`,

@@ -147,6 +147,8 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
   const now = options.now ?? Date.now;
   const store = options.store ?? defaultStore();
   const accept = options.accept ?? AGENT_ACCEPT;
+  // The init of a request made with none, built once: fetch does not change what it is given.
+  const acceptOnly: RequestInit | undefined = accept === false ? undefined : { headers: { accept } };
 
   async function remembered(origin: string): Promise<AgentResult | null> {
     const backoff = await fromStore(() => store.getBackoff(origin), undefined);
@@ -169,7 +171,7 @@ export function createAgentClient(options: AgentClientOptions = {}): AgentClient
         signal = init?.signal ?? undefined;
         const method = (init?.method ?? 'GET').toUpperCase();
         idempotent = IDEMPOTENT.has(method) || (init?.headers !== undefined && new Headers(init.headers).has('idempotency-key'));
-        const sent = accept === false ? init : withAccept(init, accept);
+        const sent = accept === false ? init : init === undefined ? acceptOnly : withAccept(init, accept);
         send = () => fetchImpl(input, sent);
       } else {
         const request = new Request(input, init);

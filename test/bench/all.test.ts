@@ -8,11 +8,11 @@ describe('npm run bench: the one report', () => {
   it('reads each benchmark\'s JSON rows into ratio, target and mark', () => {
     const rows = [
       ...bench('validators').rows({ rows: [{ measure: 'cold start', ratio: 0.08, target: { op: '<=', value: 0.1 }, verdict: 'met' }] }),
-      ...bench('site').rows({ rows: [{ adapter: 'express', case: 'json', ratio: 0.93, control: 1.01, target: 0.97, verdict: 'not met' }] }),
+      ...bench('site').rows({ rows: [{ adapter: 'express', case: 'json', ratio: 0.93, control: 1.01, floor: 0.98, target: 0.97, verdict: 'not met' }] }),
     ];
     const report = formatReport(rows, 'context');
     expect(report).toContain('| validators | cold start | 0.08 | <= 0.10 | yes |');
-    expect(report).toContain('| site | Express, 1 KB JSON: wrapped / bare req/s (A/A 1.01) | 0.93 | >= 0.97 | no |');
+    expect(report).toContain('| site | Express, 1 KB JSON: wrapped / bare req/s (A/A 1.01, a no-op integration 0.98) | 0.93 | >= 0.97 | no |');
   });
 
   it('sums calls per client in the peers grid, against this package\'s', () => {
