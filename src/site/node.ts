@@ -88,11 +88,24 @@ class Capture {
     readonly options: AgentFriendlyOptions,
     readonly original: Originals,
     readonly cap: number,
+    /** True when the wrappers were set on the response itself, rather than on its app's prototype. */
+    readonly own: boolean,
   ) {}
 
+  /** Stops watching: on a response that carries the wrappers itself, its own methods go back, so later writes call them directly. */
+  letThrough(res: ServerResponse): void {
+    this.capturing = false;
+    if (!this.own) return;
+    const target = res as unknown as Record<keyof Originals, Method>;
+    target.writeHead = this.original.writeHead;
+    target.write = this.original.write;
+    target.end = this.original.end;
+  }
+
   decide(res: ServerResponse): boolean {
-    if (this.capturing === undefined) this.capturing = res.statusCode >= 400;
-    return this.capturing;
+    if (this.capturing === undefined && res.statusCode < 400) this.letThrough(res);
+    else if (this.capturing === undefined) this.capturing = true;
+    return this.capturing === true;
   }
 
   keep(chunk: unknown, encoding: unknown): void {
@@ -127,8 +140,9 @@ function wrappers(before: Originals | undefined): Originals {
     writeHead(this: Watched, status: unknown, ...rest: unknown[]) {
       const capture = watching(this);
       if (capture === undefined || (status as number) < 400) {
-        if (capture) capture.capturing = false;
-        return originalOf(this, 'writeHead', before).call(this, status, ...rest);
+        const original = originalOf(this, 'writeHead', before);
+        capture?.letThrough(this);
+        return original.call(this, status, ...rest);
       }
       this.statusCode = status as number;
       if (typeof rest[0] === 'string') this.statusMessage = rest[0];
@@ -138,7 +152,8 @@ function wrappers(before: Originals | undefined): Originals {
     },
     write(this: Watched, chunk: unknown, encoding?: unknown, callback?: unknown) {
       const capture = watching(this);
-      if (capture === undefined || !capture.decide(this)) return originalOf(this, 'write', before).call(this, chunk, encoding, callback);
+      const original = originalOf(this, 'write', before);
+      if (capture === undefined || !capture.decide(this)) return original.call(this, chunk, encoding, callback);
       capture.keep(chunk, encoding);
       const done = typeof encoding === 'function' ? encoding : callback;
       if (typeof done === 'function') queueMicrotask(() => (done as Callback)());
@@ -146,9 +161,10 @@ function wrappers(before: Originals | undefined): Originals {
     },
     end(this: Watched, chunk?: unknown, encoding?: unknown, callback?: unknown) {
       const capture = watching(this);
-      if (capture === undefined || !capture.decide(this)) return originalOf(this, 'end', before).call(this, chunk, encoding, callback);
+      const original = originalOf(this, 'end', before);
+      if (capture === undefined || !capture.decide(this)) return original.call(this, chunk, encoding, callback);
       capture.keep(chunk, encoding);
-      capture.capturing = false;
+      capture.letThrough(this);
       return finish(this, capture, [chunk, encoding, callback].find((a) => typeof a === 'function') as Callback | undefined);
     },
   };
@@ -202,11 +218,11 @@ export function captureErrors(req: IncomingMessage, res: ServerResponse, options
   const watched = res as Watched;
   const shared = patchPrototype(Object.getPrototypeOf(res));
   if (shared && !Object.hasOwn(res, 'end') && !Object.hasOwn(res, 'write') && !Object.hasOwn(res, 'writeHead')) {
-    watched[CAPTURE] = new Capture(req, options, shared, cap);
+    watched[CAPTURE] = new Capture(req, options, shared, cap, false);
     return;
   }
   const target = res as unknown as Record<keyof Originals, Method>;
-  watched[CAPTURE] = new Capture(req, options, { writeHead: target.writeHead, write: target.write, end: target.end }, cap);
+  watched[CAPTURE] = new Capture(req, options, { writeHead: target.writeHead, write: target.write, end: target.end }, cap, true);
   target.writeHead = OWN.writeHead;
   target.write = OWN.write;
   target.end = OWN.end;
@@ -223,7 +239,7 @@ export function answerThrown(req: IncomingMessage, res: ServerResponse, error: u
   // and so are the headers it set for that page's body (a Content-Encoding would garble ours).
   const capture = (res as Watched)[CAPTURE];
   if (capture !== undefined) {
-    capture.capturing = false;
+    capture.letThrough(res);
     capture.chunks.length = 0;
   }
   for (const name of ENTITY_HEADERS) res.removeHeader(name);

@@ -197,6 +197,24 @@ describe('Where the Express adapter puts its wrappers', () => {
 });
 
 describe('AgentFriendly on node:http', () => {
+  it("gives a success's later writes the response's own methods back, so a stream pays nothing per chunk", async () => {
+    const seen: boolean[] = [];
+    const app = await serve(
+      agentFriendly((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        seen.push(res.write === ServerResponse.prototype.write, res.end === ServerResponse.prototype.end);
+        res.write('a');
+        res.end('b');
+      }),
+    );
+    try {
+      expect(await (await get('/', AGENT, app.url)).text()).toBe('ab');
+      expect(seen).toEqual([true, true]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("converts a plain res.end('Not found') for an agent and leaves it for a browser", async () => {
     const agent = await get('/x', AGENT, plain.url);
     expect((await agent.json()).error).toMatchObject({ code: 'not_found', message: 'Not found' });
