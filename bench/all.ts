@@ -1,7 +1,7 @@
 // npm run bench: every benchmark under bench/, one after another, and one table of the ratios they
 // measured against baselines of their own run, each with its target and a mark where it is missed.
 //
-//   npx tsx bench/all.ts                       all of them (about 7 minutes here)
+//   npx tsx bench/all.ts                       all of them (about 6 minutes here)
 //   npx tsx bench/all.ts --only site,agent     some of them
 //
 // Each benchmark runs in a child process of its own with --json, never two at once: they load the
