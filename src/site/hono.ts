@@ -106,19 +106,11 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
     // On @hono/node-server the raw node headers are at hand; reading request.headers would build a Headers per request.
     const incoming = incomingOf(c);
     if (!isAgentRequest({ headers: incoming?.headers ?? request.headers })) return next();
-    const facts = (): RequestFacts =>
-      incoming
-        ? { method: request.method, accept: (incoming.headers.accept as string | undefined) ?? null, base: options.base ?? originOf(incoming.headers, Boolean(incoming.socket?.encrypted)) }
-        : { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
-    const thrown = (error: unknown): void => {
-      const f = facts();
-      replace(c, renderedResponse(renderThrown(error, f.accept, f.base, options), f.method));
-    };
     try {
       await next();
     } catch (error) {
       // What Hono's compose does not catch: a thrown non-Error, or an error handler that threw.
-      return thrown(error);
+      return answerThrown(c, incoming, error, options);
     }
     // A success stays as it is, even one an inner middleware made of a caught error.
     if (c.res.status < 400) return;
@@ -127,9 +119,23 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
     // for anything else that answer may carry the error's text, so it is replaced.
     if (c.error && !isHttpException(c.error)) {
       void c.res.body?.cancel().catch(() => undefined);
-      return thrown(c.error);
+      return answerThrown(c, incoming, c.error, options);
     }
-    const f = facts();
+    const f = factsOf(c, incoming, options);
     replace(c, convertCached(c.res, f, options) ?? (await convertErrorResponse(c.res, f, options)));
   };
+}
+
+/** What the adapter needs to know of the request, read only when an error is answered (no closure per request). */
+function factsOf(c: Context, incoming: Incoming | undefined, options: AgentFriendlyOptions): RequestFacts {
+  const request = c.req.raw;
+  return incoming
+    ? { method: request.method, accept: (incoming.headers.accept as string | undefined) ?? null, base: options.base ?? originOf(incoming.headers, Boolean(incoming.socket?.encrypted)) }
+    : { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
+}
+
+/** Replaces the response with this contract's answer to a thrown error. */
+function answerThrown(c: Context, incoming: Incoming | undefined, error: unknown, options: AgentFriendlyOptions): void {
+  const f = factsOf(c, incoming, options);
+  replace(c, renderedResponse(renderThrown(error, f.accept, f.base, options), f.method));
 }
