@@ -1,7 +1,7 @@
 // Request header sets the AgentFriendly adapter tests share, and byte-level helpers.
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
-import { validateEnvelope } from '../../src/index.js';
+import { validateEnvelope, validateProblem } from '../../src/index.js';
 
 /** Accept as agents send it: Markdown first, HTML as good, anything else. */
 export const AGENT = { accept: 'text/markdown, text/html, */*' };
@@ -80,8 +80,37 @@ export async function expectNoLeak(res: Response): Promise<string> {
   return text;
 }
 
+/** How an adapter test asks its app for a path. */
+type Get = (path: string, headers: Record<string, string>) => Promise<Response>;
+
+/**
+ * The app's /slow-down throws agentError('rate_limited', { retryAfter: 30, message: 'Slow down' })
+ * and its /fix agentError('missing_field', { field: 'currency' }): rendered for an agent, the
+ * delay in the body and Retry-After from one number, the field as problem details' param.
+ */
+export async function expectThrownAgentErrors(get: Get): Promise<void> {
+  const res = await get('/slow-down', SIGNED);
+  expect(res.status).toBe(429);
+  expect(res.headers.get('retry-after')).toBe('30');
+  expect((await res.json()).error).toEqual({ code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 30 });
+  const fix = await get('/fix', PROBLEM);
+  expect(fix.headers.get('content-type')).toBe('application/problem+json');
+  const problem = await fix.json();
+  expect(validateProblem(problem).errors).toEqual([]);
+  expect(problem).toMatchObject({ code: 'missing_field', param: 'currency', next_step: 'fix_request', status: 400 });
+}
+
+/** The app's /sold-out is a 404 page titled "Sold out": out_of_stock for an agent, at the 409 the contract gives it. */
+export async function expectSoldOut(get: Get): Promise<Response> {
+  const res = await get('/sold-out', AGENT);
+  expect(res.status).toBe(409);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect((await res.clone().json()).error).toMatchObject({ code: 'out_of_stock', message: 'Sold out' });
+  return res;
+}
+
 /** The documentation pages at /problems/{code}: HTML for a browser, the catalog entry for an agent, 404 for no code. */
-export async function expectDocsPages(get: (path: string, headers: Record<string, string>) => Promise<Response>): Promise<void> {
+export async function expectDocsPages(get: Get): Promise<void> {
   const html = await get('/problems/rate_limited', BROWSER);
   expect(html.headers.get('content-type')).toMatch(/text\/html/);
   expect(await html.text()).toContain('<code>rate_limited</code>');

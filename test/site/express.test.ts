@@ -7,7 +7,7 @@ import { agentError } from '../../src/site/agent-error.js';
 import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, PROBLEM, BROWSER, SIGNED, expectBytes, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited } from '../helpers/agents.js';
+import { AGENT, PROBLEM, BROWSER, SIGNED, expectBytes, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors } from '../helpers/agents.js';
 
 const secrets: unknown[] = [];
 
@@ -87,12 +87,7 @@ describe('AgentFriendly on Express', () => {
   });
 
   it('renders a thrown AgentError with its delay in the body and Retry-After, from one number', async () => {
-    const res = await get('/slow-down', SIGNED);
-    expect(res.status).toBe(429);
-    expect(res.headers.get('retry-after')).toBe('30');
-    expect((await res.json()).error).toEqual({ code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 30 });
-    const problem = await (await get('/fix', PROBLEM)).json();
-    expect(problem).toMatchObject({ code: 'missing_field', param: 'currency', next_step: 'fix_request', status: 400 });
+    await expectThrownAgentErrors(get);
   });
 
   it('turns an express-rate-limit 429 into rate_limited with its delay in the body and Retry-After', async () => {
@@ -103,9 +98,7 @@ describe('AgentFriendly on Express', () => {
   });
 
   it('reads a sold-out page as out_of_stock, with the status the contract gives it', async () => {
-    const res = await get('/sold-out', AGENT);
-    expect(res.status).toBe(409);
-    expect((await res.json()).error).toMatchObject({ code: 'out_of_stock', message: 'Sold out' });
+    await expectSoldOut(get);
     expect(await (await get('/sold-out', BROWSER)).text()).toContain('<h1>Sold out</h1>');
   });
 

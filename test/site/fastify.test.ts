@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyFastify } from '../../src/site/fastify.js';
-import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha, expectEnvelope, expectNoLeak, expectRateLimited } from '../helpers/agents.js';
+import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha, expectEnvelope, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors } from '../helpers/agents.js';
 
 const BUFFER_BYTES = 64 * 1024;
 const secrets: unknown[] = [];
@@ -121,15 +121,7 @@ describe('AgentFriendly on Fastify', () => {
   });
 
   it('renders a thrown AgentError with its delay in the body and Retry-After, from one number', async () => {
-    const res = await get('/slow-down', SIGNED);
-    expect(res.status).toBe(429);
-    expect(res.headers.get('retry-after')).toBe('30');
-    expect((await res.json()).error).toEqual({ code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 30 });
-    const fix = await get('/fix', PROBLEM);
-    expect(fix.headers.get('content-type')).toBe('application/problem+json');
-    const problem = await fix.json();
-    expect(validateProblem(problem).errors).toEqual([]);
-    expect(problem).toMatchObject({ code: 'missing_field', param: 'currency', next_step: 'fix_request', status: 400 });
+    await expectThrownAgentErrors(get);
     const browser = await get('/slow-down', BROWSER);
     expect(browser.status).toBe(429);
     expect(browser.headers.get('retry-after')).toBe('30');
@@ -171,11 +163,8 @@ describe('AgentFriendly on Fastify', () => {
   });
 
   it('reads a sold-out page as out_of_stock, with the status the contract gives it and both cookies', async () => {
-    const res = await get('/sold-out', AGENT);
-    expect(res.status).toBe(409);
-    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const res = await expectSoldOut(get);
     expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
-    expect((await res.json()).error).toMatchObject({ code: 'out_of_stock', message: 'Sold out' });
     const browser = await get('/sold-out', BROWSER);
     expect(browser.status).toBe(404);
     expect(await browser.text()).toContain('<h1>Sold out</h1>');

@@ -7,7 +7,7 @@ import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyFetch, readCapped } from '../../src/site/fetch.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, CHUNK, counted, PROBLEM, BROWSER, ANY, SIGNED, sha, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited } from '../helpers/agents.js';
+import { AGENT, CHUNK, counted, PROBLEM, BROWSER, ANY, SIGNED, sha, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors } from '../helpers/agents.js';
 
 const MB = 1024 * 1024;
 const CAP = 64 * 1024;
@@ -151,12 +151,7 @@ describe('agentFriendlyFetch', () => {
   });
 
   it('renders a thrown AgentError with its delay in the body and Retry-After, from one number', async () => {
-    const res = await get('/slow-down', SIGNED);
-    expect(res.status).toBe(429);
-    expect(res.headers.get('retry-after')).toBe('30');
-    expect((await res.json()).error).toEqual({ code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 30 });
-    const problem = await (await get('/fix', PROBLEM)).json();
-    expect(problem).toMatchObject({ code: 'missing_field', param: 'currency', next_step: 'fix_request', status: 400 });
+    await expectThrownAgentErrors(get);
   });
 
   it('turns a hono-rate-limiter 429 into rate_limited with its delay in the body and Retry-After', async () => {
@@ -167,9 +162,7 @@ describe('agentFriendlyFetch', () => {
   });
 
   it('reads a sold-out page as out_of_stock, with the status the contract gives it', async () => {
-    const res = await get('/sold-out', AGENT);
-    expect(res.status).toBe(409);
-    expect((await res.json()).error).toMatchObject({ code: 'out_of_stock', message: 'Sold out' });
+    await expectSoldOut(get);
   });
 
   it('sends a body already in this contract as the app sent it', async () => {
