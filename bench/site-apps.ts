@@ -143,7 +143,9 @@ async function integration(variant: Variant, adapter: Adapter): Promise<Integrat
               },
             },
           };
-        return { express: { first: (_req, _res, next) => next() } };
+        // The adapter's shape: a middleware first and an error handler last (every Express app ends
+        // in one); an unused error-handling layer costs Express a few microseconds per request.
+        return { express: { first: (_req, _res, next) => next(), last: (error, _req, _res, next) => next(error) } };
       }
       case 'fastify': {
         const plugin: FastifyPluginAsync = async (fastify) => {

@@ -137,16 +137,18 @@ function originalOf(res: Watched, name: keyof Originals, before: Originals | und
 
 function wrappers(before: Originals | undefined): Originals {
   return {
-    writeHead(this: Watched, status: unknown, ...rest: unknown[]) {
+    // Three named parameters, not a rest parameter: writeHead runs on every response, and node's
+    // own takes (statusCode, reason, headers) too.
+    writeHead(this: Watched, status: unknown, reason?: unknown, headers?: unknown) {
       const capture = watching(this);
       if (capture === undefined || (status as number) < 400) {
         const original = originalOf(this, 'writeHead', before);
         capture?.letThrough(this);
-        return original.call(this, status, ...rest);
+        return original.call(this, status, reason, headers);
       }
       this.statusCode = status as number;
-      if (typeof rest[0] === 'string') this.statusMessage = rest[0];
-      applyHeaders(this, typeof rest[0] === 'string' ? rest[1] : rest[0]);
+      if (typeof reason === 'string') this.statusMessage = reason;
+      applyHeaders(this, typeof reason === 'string' ? headers : reason);
       capture.capturing = true;
       return this;
     },
