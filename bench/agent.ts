@@ -42,7 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { AGENT_ACCEPT, createAgentClient } from '../src/agent/client.js';
 import { createMemoryStore } from '../src/agent/store.js';
 import { fromResponse, MAX_BODY_BYTES } from '../src/core/from-response.js';
-import { alignedTable, iqr, median, round2, verdictMark } from './stats.js';
+import { alignedTable, iqr, median, round2, verdictMark, targetText } from './stats.js';
 
 const CORPUS_DIR = fileURLToPath(new URL('../test/fixtures/responses/', import.meta.url));
 
@@ -462,7 +462,7 @@ function table(rows: Row[], header: string[], notes: string[]): string {
       formatValue(r, r.valueA),
       formatValue(r, r.valueB),
       r.ratio.toFixed(2),
-      r.target ? `${r.target.op} ${r.target.value.toFixed(2)}` : '-',
+      targetText(r.target) || '-',
       verdictMark(r.verdict),
     ]),
   ];

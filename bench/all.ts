@@ -14,7 +14,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publish } from './readme.js';
-import { verdictMark } from './stats.js';
+import { targetText, verdictMark } from './stats.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -29,10 +29,6 @@ export interface ReportRow {
 }
 
 type Json = Record<string, any>;
-type Target = { op: '<=' | '>='; value: number } | number | null;
-
-const targetText = (target: Target): string =>
-  target === null ? '' : typeof target === 'number' ? `>= ${target.toFixed(2)}` : `${target.op} ${target.value.toFixed(2)}`;
 
 /** Rows of a benchmark whose JSON has `rows` of { measure, ratio, target, verdict } (validators, agent, redis-store). */
 const plainRows = (bench: string) => (json: Json): ReportRow[] =>

@@ -27,3 +27,7 @@ export function alignedTable(cells: readonly (readonly string[])[], header: read
   lines.splice(1, 0, widths.map((w) => '-'.repeat(w)).join('  '));
   return [...header, '', ...lines, '', ...notes].join('\n');
 }
+
+/** A target as the tables show it: `<= 0.10`, `>= 0.97` (a bare number is a floor), or '' for none. */
+export const targetText = (target: { op: '<=' | '>='; value: number } | number | null | undefined): string =>
+  target === null || target === undefined ? '' : typeof target === 'number' ? `>= ${target.toFixed(2)}` : `${target.op} ${target.value.toFixed(2)}`;

@@ -44,7 +44,7 @@ import { loadCatalog } from '../codegen/load-catalog.js';
 import { newAjv, validatorSchema, VALIDATOR_EXPORTS } from '../codegen/emit-validators.js';
 import { GENERATED_DIR } from '../codegen/paths.js';
 import { EXAMPLES } from '../generated/catalog.js';
-import { alignedTable, iqr, median, round2, verdictMark } from './stats.js';
+import { alignedTable, iqr, median, round2, verdictMark, targetText } from './stats.js';
 
 const COLD_WARMUP = 2; // discarded fresh processes per side (file cache, page cache)
 const COLD_REPS = 15; // measured fresh processes per side, interleaved
@@ -331,7 +331,7 @@ function table(rows: Row[], header: string[], notes: string[]): string {
       formatValue(row, row.standalone),
       formatValue(row, row.runtime),
       row.ratio.toFixed(2),
-      row.target ? `${row.target.op} ${row.target.value.toFixed(2)}` : '-',
+      targetText(row.target) || '-',
       verdictMark(row.verdict),
     ]),
   ];

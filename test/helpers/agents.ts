@@ -100,6 +100,24 @@ export async function expectThrownAgentErrors(get: Get): Promise<void> {
   expect(problem).toMatchObject({ code: 'missing_field', param: 'currency', next_step: 'fix_request', status: 400 });
 }
 
+/** An agent that asks for problem details about a path the app lacks gets them, valid, with a type URI on `origin`. */
+export async function expectProblemOnOrigin(get: Get, origin: string): Promise<void> {
+  const res = await get('/nowhere', PROBLEM);
+  expect(res.status).toBe(404);
+  expect(res.headers.get('content-type')).toBe('application/problem+json');
+  const body = await res.json();
+  expect(validateProblem(body).errors).toEqual([]);
+  expect(body).toMatchObject({ code: 'not_found', status: 404, type: `${origin}/problems/not_found` });
+}
+
+/** The app's /ok success reaches an agent exactly as it reaches a browser: same type, same bytes. */
+export async function expectSuccessUntouched(get: Get): Promise<void> {
+  const [a, b] = [await get('/ok', AGENT), await get('/ok', BROWSER)];
+  expect(a.status).toBe(200);
+  expect(a.headers.get('content-type')).toBe(b.headers.get('content-type'));
+  expect(await a.text()).toBe(await b.text());
+}
+
 /** The app's /sold-out is a 404 page titled "Sold out": out_of_stock for an agent, at the 409 the contract gives it. */
 export async function expectSoldOut(get: Get): Promise<Response> {
   const res = await get('/sold-out', AGENT);

@@ -7,7 +7,7 @@ import { agentError } from '../../src/site/agent-error.js';
 import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, PROBLEM, BROWSER, SIGNED, expectBytes, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors } from '../helpers/agents.js';
+import { AGENT, PROBLEM, BROWSER, SIGNED, expectBytes, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors, expectProblemOnOrigin, expectSuccessUntouched } from '../helpers/agents.js';
 
 const secrets: unknown[] = [];
 
@@ -61,11 +61,7 @@ describe('AgentFriendly on Express', () => {
   });
 
   it('gives problem details to an agent that asks for them, with a type URI on its own origin', async () => {
-    const res = await get('/nowhere', PROBLEM);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    const body = await res.json();
-    expect(validateProblem(body).errors).toEqual([]);
-    expect(body).toMatchObject({ code: 'not_found', status: 404, type: `${server.url}/problems/not_found` });
+    await expectProblemOnOrigin(get, server.url);
   });
 
   it("gives a browser Express's own 404 page, byte for byte", async () => {
@@ -107,8 +103,7 @@ describe('AgentFriendly on Express', () => {
   });
 
   it('passes a JSON success through to an agent as the app sent it', async () => {
-    const [a, b] = [await get('/ok', AGENT), await get('/ok', BROWSER)];
-    expect(await a.text()).toBe(await b.text());
+    await expectSuccessUntouched(get);
   });
 
   it('converts a 1 MB error page from its first bufferBytes', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyFastify } from '../../src/site/fastify.js';
-import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha, expectEnvelope, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors } from '../helpers/agents.js';
+import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha, expectEnvelope, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors, expectProblemOnOrigin, expectSuccessUntouched } from '../helpers/agents.js';
 
 const BUFFER_BYTES = 64 * 1024;
 const secrets: unknown[] = [];
@@ -87,12 +87,7 @@ describe('AgentFriendly on Fastify', () => {
   });
 
   it('gives problem details to an agent that asks for them, with a type URI on its own origin', async () => {
-    const res = await get('/nowhere', PROBLEM);
-    expect(res.status).toBe(404);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    const body = await res.json();
-    expect(validateProblem(body).errors).toEqual([]);
-    expect(body).toMatchObject({ code: 'not_found', status: 404, type: `${url}/problems/not_found` });
+    await expectProblemOnOrigin(get, url);
   });
 
   it("gives a browser, and a bare Accept: */*, Fastify's own 404, byte for byte", async () => {
@@ -179,9 +174,7 @@ describe('AgentFriendly on Fastify', () => {
   });
 
   it('passes a JSON success through to an agent as the app sent it', async () => {
-    const [a, b] = [await get('/ok', AGENT), await get('/ok', BROWSER)];
-    expect(a.headers.get('content-type')).toBe(b.headers.get('content-type'));
-    expect(await a.text()).toBe(await b.text());
+    await expectSuccessUntouched(get);
   });
 
   it('converts a 1 MB streamed error page from its first bufferBytes, and reads no further', async () => {

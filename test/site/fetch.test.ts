@@ -7,7 +7,7 @@ import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyFetch, readCapped } from '../../src/site/fetch.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, CHUNK, counted, PROBLEM, BROWSER, ANY, SIGNED, sha, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors } from '../helpers/agents.js';
+import { AGENT, CHUNK, counted, PROBLEM, BROWSER, ANY, SIGNED, sha, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors, expectProblemOnOrigin, expectSuccessUntouched } from '../helpers/agents.js';
 
 const MB = 1024 * 1024;
 const CAP = 64 * 1024;
@@ -100,11 +100,7 @@ describe('agentFriendlyFetch', () => {
   });
 
   it('gives problem details to an agent that asks for them, with a type URI on its own origin', async () => {
-    const res = await get('/nowhere', PROBLEM);
-    expect(res.headers.get('content-type')).toBe('application/problem+json');
-    const body = await res.json();
-    expect(validateProblem(body).errors).toEqual([]);
-    expect(body).toMatchObject({ code: 'not_found', status: 404, type: `${server.url}/problems/not_found` });
+    await expectProblemOnOrigin(get, server.url);
   });
 
   it("gives a browser, and a bare */*, the app's own response, byte for byte", async () => {
@@ -186,8 +182,7 @@ describe('agentFriendlyFetch', () => {
   });
 
   it('passes a JSON success through to an agent as the app sent it', async () => {
-    const [a, b] = [await get('/ok', AGENT), await get('/ok', BROWSER)];
-    expect(await a.text()).toBe(await b.text());
+    await expectSuccessUntouched(get);
   });
 
   it('answers HEAD with headers only', async () => {
