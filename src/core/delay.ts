@@ -4,7 +4,7 @@
 // A malformed value is never read as "retry now": it is skipped, and the next source may answer.
 // Nothing here throws, whatever it is given.
 import { parseDictionary, parseList } from 'structured-headers';
-import { headerValue, toHeaders, type HeadersInput } from './headers.js';
+import { headerValue, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { parseHttpDate, referenceClock } from './http-date.js';
 
 export { parseHttpDate };
@@ -265,7 +265,7 @@ function bodySeconds(body: unknown): number | null {
 // All sources
 // ---------------------------------------------------------------------------------------------
 
-type Source = (headers: Headers, body: unknown, clock: number) => number | null;
+type Source = (headers: Fields, body: unknown, clock: number) => number | null;
 
 /** The sources in order of precedence; the first that answers wins. */
 const SOURCES: readonly Source[] = [

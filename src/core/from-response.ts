@@ -4,7 +4,7 @@ import { READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } from '../../ge
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
 import { delayFrom } from './delay.js';
-import { toHeaders, type HeadersInput } from './headers.js';
+import { pickHeaders, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { cleanText, readPage, type PageSummary } from './html.js';
 import { challengeSignal, looksLikeDump, soldOut } from './signals.js';
 
@@ -225,17 +225,10 @@ function plainText(text: string | null, page: PageSummary | null): string | null
 }
 
 /** Only the headers that ask for a retry after a time, with the Date they count from. */
-function explicitRetryHeaders(headers: Headers): Headers {
-  const out = new Headers();
-  for (const name of ['retry-after', 'retry-after-ms', 'date']) {
-    const value = headers.get(name);
-    if (value !== null) out.set(name, value);
-  }
-  return out;
-}
+const explicitRetryHeaders = (headers: Fields): Fields => pickHeaders(headers, ['retry-after', 'retry-after-ms', 'date']);
 
 /** The code of a response whose body names none, and why: its status, refined by what is safe to read. */
-function statusCode(status: number, headers: Headers, page: PageSummary | null): [string, string] {
+function statusCode(status: number, headers: Fields, page: PageSummary | null): [string, string] {
   // GitHub, "Rate limits for the REST API": an exhausted primary limit is a 403 or 429 with
   // x-ratelimit-remaining: 0; a secondary limit is a 403 or 429 with retry-after. Not a permission error.
   if ((status === 403 || status === 429) && (headers.get('x-ratelimit-remaining')?.trim() === '0' || headers.has('retry-after'))) {

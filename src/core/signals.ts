@@ -1,6 +1,7 @@
 // The few things a page or its headers may say that safely change what its status alone means.
 // Each rule names its source. Words alone are never a signal: prose such as "Just a moment while
 // we process your payment" or a CAPTCHA widget on a login form says nothing about this response.
+import type { Fields } from './headers.js';
 import type { PageSummary } from './html.js';
 
 /** Which rule found a challenge, for tests and logs. */
@@ -18,7 +19,7 @@ export type ChallengeSignal =
  * The vendor signal that marks this response as a bot challenge or CAPTCHA wall, or null.
  * `isError` says whether the status is an error; interstitial markers count only on errors.
  */
-export function challengeSignal(headers: Headers, page: PageSummary | null, isError: boolean): ChallengeSignal | null {
+export function challengeSignal(headers: Fields, page: PageSummary | null, isError: boolean): ChallengeSignal | null {
   // Cloudflare, "Detect a Challenge Page response": every challenge carries cf-mitigated: challenge.
   if (headers.get('cf-mitigated')?.trim().toLowerCase() === 'challenge') return 'cf-mitigated';
   // AWS WAF developer guide, CAPTCHA and Challenge actions: x-amzn-waf-action: captcha (HTTP 405) or challenge (HTTP 202).

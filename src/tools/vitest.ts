@@ -6,7 +6,7 @@ import { expect, type ExpectStatic, type MatcherState } from 'vitest';
 import type { AnyCode } from '../../generated/types.js';
 import { isKnownCode, lookup } from '../core/catalog.js';
 import { retryAfterSeconds } from '../core/delay.js';
-import { headerValue, toHeaders, type HeadersInput } from '../core/headers.js';
+import { headerValue, toHeaders, type Fields, type HeadersInput } from '../core/headers.js';
 import { parseHttpDate, referenceClock } from '../core/http-date.js';
 import { errorHeaders } from '../core/render.js';
 import { validateEnvelope, validateProblem, type ValidationIssue, type ValidationResult } from '../core/validate.js';
@@ -170,7 +170,7 @@ type Body =
 /** What the matchers judge: one response, whatever shape it came in. */
 interface Snapshot {
   readonly status: number | null;
-  readonly headers: Headers;
+  readonly headers: Fields;
   readonly contentType: string | null;
   readonly media: string | null;
   readonly body: Body;
@@ -408,7 +408,7 @@ function judgeAgentError(state: MatcherState, response: Snapshot, code: AnyCode 
 // ---------------------------------------------------------------------------------------------
 
 /** The clock an HTTP-date Retry-After counts from: the response's Date when valid, else `now`. */
-function clockOf(headers: Headers, now: number | undefined): number {
+function clockOf(headers: Fields, now: number | undefined): number {
   const local = referenceClock(now);
   const date = headerValue(headers, 'date');
   return (date === null ? null : parseHttpDate(date, local)) ?? local;
