@@ -8,12 +8,15 @@ import { answerThrown, captureErrors, mayBeDocs, serveDocs } from './node.js';
 type Next = (error?: unknown) => void;
 
 /**
- * Express middleware, mounted before the routes.
+ * Express middleware, mounted before the routes. Mounted at the app's root, it watches every
+ * response of the app from its first request on; mounted on a path, the requests under that path.
  * @example app.use(agentFriendlyExpress());
  */
 export function agentFriendlyExpress(options: AgentFriendlyOptions = {}) {
   const proceed = (req: IncomingMessage, res: ServerResponse, next: Next): void => {
-    if (isAgentRequest(req)) captureErrors(req, res, options);
+    // Mounted at the app's root, it sees every request: the app's own response prototype can watch
+    // them all. Mounted on a path, only the requests under it are watched, each on its own.
+    captureErrors(req, res, options, (req as { baseUrl?: string }).baseUrl === '');
     next();
   };
   return (req: IncomingMessage, res: ServerResponse, next: Next): void => {

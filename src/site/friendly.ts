@@ -26,8 +26,10 @@ export interface AgentFriendlyOptions {
 export type RequestHeadersLike = Headers | Record<string, string | string[] | undefined>;
 
 function header(headers: RequestHeadersLike, name: string): string | null {
-  if (headers instanceof Headers) return headers.get(name);
-  const value = headers[name];
+  // A Headers by its get method, not instanceof: on node:http nothing else reads the Headers
+  // global, and its first read loads the fetch implementation into the server.
+  if (typeof headers.get === 'function') return (headers as Headers).get(name);
+  const value = (headers as Record<string, string | string[] | undefined>)[name];
   return Array.isArray(value) ? value.join(', ') : (value ?? null);
 }
 
@@ -119,7 +121,7 @@ export interface Conversion {
 }
 
 function contentTypeOf(headers: HeadersInput): string | null {
-  if (headers instanceof Headers) return headers.get('content-type');
+  // Node's plain object read directly; anything else (a Headers among them) through toHeaders.
   if (headers && !Array.isArray(headers) && typeof headers === 'object' && !(Symbol.iterator in headers)) {
     const value = (headers as Record<string, unknown>)['content-type'];
     return typeof value === 'string' ? value : null;

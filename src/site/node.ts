@@ -59,16 +59,15 @@ function applyHeaders(res: ServerResponse, headers: unknown): void {
   for (const [name, values] of grouped) res.setHeader(name, values.length === 1 ? values[0]! : values);
 }
 
-// How a response is watched. The state of one response lives in one object under a symbol, and
-// the wrappers of writeHead, write and end are shared functions that find it there: no closures
-// per request. Where the response's prototype belongs to one app (Express gives every app its own,
-// app.response), the wrappers go on that prototype once, and each agent's response costs one
-// property store; elsewhere (node's own ServerResponse.prototype, shared by every server in the
-// process, is never changed) they are set on the response itself.
-const CAPTURE = Symbol('agentFriendly.capture');
-
+// How a response is watched. Where the response's prototype belongs to one app (Express gives
+// every app its own, app.response), the wrappers of writeHead, write and end go on that prototype
+// once, and a response costs nothing until its status is known: a success goes straight to the
+// method it stands in front of, and only an agent's error gets a capture. Nothing is stored on the
+// response, so it keeps the shape node's and the framework's own code saw when they built it (a
+// property added to each response costs every later access in that code a few microseconds a
+// request). Elsewhere (node's own ServerResponse.prototype, shared by every server in the process,
+// is never changed) an agent's response gets the wrappers as its own methods, watched from the start.
 type Method = (this: ServerResponse, ...args: unknown[]) => unknown;
-type Watched = ServerResponse & { [CAPTURE]?: Capture };
 
 /** What a response's writeHead, write and end were before they were wrapped. */
 interface Originals {
@@ -82,15 +81,17 @@ class Capture {
   readonly chunks: Buffer[] = [];
   kept = 0;
   /** undefined until the first writeHead, write or end; then true for an error (held), false for anything else (let through). */
-  capturing: boolean | undefined = undefined;
+  capturing: boolean | undefined;
   constructor(
     readonly req: IncomingMessage,
     readonly options: AgentFriendlyOptions,
     readonly original: Originals,
-    readonly cap: number,
     /** True when the wrappers were set on the response itself, rather than on its app's prototype. */
     readonly own: boolean,
-  ) {}
+    capturing: boolean | undefined,
+  ) {
+    this.capturing = capturing;
+  }
 
   /** Stops watching: on a response that carries the wrappers itself, its own methods go back, so later writes call them directly. */
   letThrough(res: ServerResponse): void {
@@ -109,40 +110,76 @@ class Capture {
   }
 
   keep(chunk: unknown, encoding: unknown): void {
-    if (chunk === undefined || chunk === null || typeof chunk === 'function' || this.kept >= this.cap) return;
+    const cap = this.options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
+    if (chunk === undefined || chunk === null || typeof chunk === 'function' || this.kept >= cap) return;
     const buffer = Buffer.isBuffer(chunk)
       ? chunk
       : typeof chunk === 'string'
         ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
         : Buffer.from(chunk as Uint8Array);
-    const part = buffer.subarray(0, this.cap - this.kept);
+    const part = buffer.subarray(0, cap - this.kept);
     this.chunks.push(part);
     this.kept += part.length;
   }
 }
 
-/** The capture still watching this response, or undefined once it let the response through. */
-function watching(res: Watched): Capture | undefined {
-  const capture = res[CAPTURE];
-  return capture !== undefined && capture.capturing !== false ? capture : undefined;
+/** The capture of an agent's error on a prototype that carries the wrappers (one entry an error, none a success). */
+const captures = new WeakMap<ServerResponse, Capture>();
+
+/** Where a wrapper finds a response's capture: on a prototype it may make one, for an agent's error. */
+interface Watch {
+  /** The capture still watching `res` (status is the one about to be sent), or undefined when `res` goes out as the app writes it. */
+  watching(res: ServerResponse, status: number): Capture | undefined;
+  /** The method a wrapper stands in front of. */
+  original(res: ServerResponse, name: keyof Originals): Method;
 }
 
 /**
- * The method a wrapper stands in front of: on a prototype, what that prototype had (`before`); on
- * a response itself, what that response had, which its capture keeps.
+ * The capture of a response that carries the wrappers itself, set when an agent's request came in.
+ * It is a property of the response, not an entry in `captures`: a response that gets methods of
+ * its own changes shape anyway, and a WeakMap entry for each request costs node's garbage collector
+ * more than a property does.
  */
-function originalOf(res: Watched, name: keyof Originals, before: Originals | undefined): Method {
-  return before ? before[name] : res[CAPTURE]!.original[name];
+const CAPTURE = Symbol('agentFriendly.capture');
+type Watched = ServerResponse & { [CAPTURE]?: Capture };
+
+const OWN_WATCH: Watch = {
+  watching(res) {
+    const capture = (res as Watched)[CAPTURE];
+    return capture !== undefined && capture.capturing !== false ? capture : undefined;
+  },
+  original: (res, name) => (res as Watched)[CAPTURE]!.original[name],
+};
+
+/** The capture of a response, however it is watched. */
+function captureOf(res: ServerResponse): Capture | undefined {
+  return (res as Watched)[CAPTURE] ?? captures.get(res);
 }
 
-function wrappers(before: Originals | undefined): Originals {
+/** A capture made the first time an app's response, not yet sent, turns out to be an error for an agent. */
+function prototypeWatch(before: Originals, options: AgentFriendlyOptions): Watch {
+  return {
+    watching(res, status) {
+      if (res.headersSent) return undefined;
+      const known = captureOf(res);
+      if (known !== undefined) return known.capturing === true ? known : undefined;
+      if (status < 400 || !isAgentRequest(res.req)) return undefined;
+      const capture = new Capture(res.req, optionsOf.get(res) ?? options, before, false, true);
+      captures.set(res, capture);
+      return capture;
+    },
+    original: (_res, name) => before[name],
+  };
+}
+
+function wrappers(watch: Watch): Originals {
   return {
     // Three named parameters, not a rest parameter: writeHead runs on every response, and node's
     // own takes (statusCode, reason, headers) too.
-    writeHead(this: Watched, status: unknown, reason?: unknown, headers?: unknown) {
-      const capture = watching(this);
+    writeHead(this: ServerResponse, status: unknown, reason?: unknown, headers?: unknown) {
+      const capture = watch.watching(this, status as number);
       if (capture === undefined || (status as number) < 400) {
-        const original = originalOf(this, 'writeHead', before);
+        const original = watch.original(this, 'writeHead');
         capture?.letThrough(this);
         return original.call(this, status, reason, headers);
       }
@@ -152,18 +189,18 @@ function wrappers(before: Originals | undefined): Originals {
       capture.capturing = true;
       return this;
     },
-    write(this: Watched, chunk: unknown, encoding?: unknown, callback?: unknown) {
-      const capture = watching(this);
-      const original = originalOf(this, 'write', before);
+    write(this: ServerResponse, chunk: unknown, encoding?: unknown, callback?: unknown) {
+      const capture = watch.watching(this, this.statusCode);
+      const original = watch.original(this, 'write');
       if (capture === undefined || !capture.decide(this)) return original.call(this, chunk, encoding, callback);
       capture.keep(chunk, encoding);
       const done = typeof encoding === 'function' ? encoding : callback;
       if (typeof done === 'function') queueMicrotask(() => (done as Callback)());
       return true;
     },
-    end(this: Watched, chunk?: unknown, encoding?: unknown, callback?: unknown) {
-      const capture = watching(this);
-      const original = originalOf(this, 'end', before);
+    end(this: ServerResponse, chunk?: unknown, encoding?: unknown, callback?: unknown) {
+      const capture = watch.watching(this, this.statusCode);
+      const original = watch.original(this, 'end');
       if (capture === undefined || !capture.decide(this)) return original.call(this, chunk, encoding, callback);
       capture.keep(chunk, encoding);
       capture.letThrough(this);
@@ -191,40 +228,61 @@ function finish(res: ServerResponse, capture: Capture, done: Callback | undefine
 }
 
 /** The wrappers set on a response itself: they stand in front of what the response had. */
-const OWN = wrappers(undefined);
-/** Prototypes that carry the wrappers, each with what it had before. */
-const patched = new WeakMap<object, Originals>();
+const OWN = wrappers(OWN_WATCH);
+/** Prototypes that carry the wrappers, each with the options of the middleware that put them there. */
+const patched = new WeakMap<object, AgentFriendlyOptions>();
+/** A response whose middleware has options other than its prototype's (one app, two mounts): the middleware's hold. */
+const optionsOf = new WeakMap<ServerResponse, AgentFriendlyOptions>();
 
-/** Puts the wrappers on a prototype that belongs to one app, once; false for node's own prototype. */
-function patchPrototype(prototype: object | null): Originals | undefined {
-  if (prototype === null || prototype === ServerResponse.prototype || !(prototype instanceof ServerResponse)) return undefined;
-  const known = patched.get(prototype);
-  if (known) return known;
+/**
+ * Puts the wrappers on a prototype that belongs to one app, once; false for node's own prototype,
+ * which every server in the process shares.
+ */
+function patchPrototype(prototype: object | null, options: AgentFriendlyOptions): boolean {
+  if (prototype === null || prototype === ServerResponse.prototype || !(prototype instanceof ServerResponse)) return false;
+  if (patched.has(prototype)) return true;
   const target = prototype as unknown as Record<keyof Originals, Method>;
+  // A prototype above this one may carry the wrappers already (a sub-app's inherits its parent's):
+  // they stand behind these, and let through what these have decided.
   const before: Originals = { writeHead: target.writeHead, write: target.write, end: target.end };
-  const own = wrappers(before);
-  // A prototype above this one may carry the wrappers already (a sub-app's inherits its parent's): they pass through without a capture of their own.
+  const own = wrappers(prototypeWatch(before, options));
   target.writeHead = own.writeHead;
   target.write = own.write;
   target.end = own.end;
-  patched.set(prototype, before);
-  return before;
+  patched.set(prototype, options);
+  return true;
 }
 
+/** The prototype patched last, and the options it was patched with: most servers run one app, one mount. */
+let lastPrototype: object | null = null;
+let lastOptions: AgentFriendlyOptions | null = null;
+
 /**
- * Watches one response for an agent. A success is let through at its first write, untouched; an
- * error (status >= 400) is held, at most `bufferBytes` of its body kept, and converted at its end.
+ * Watches a response for an agent. A success is let through at its first write, untouched; an
+ * agent's error (status >= 400) is held, at most `bufferBytes` of its body kept, and converted at
+ * its end. With `wholeApp` (a middleware every request of the app passes) and a prototype of the
+ * app's own (Express), the wrappers there watch every response of the app, deciding when the status
+ * is known, and a response costs nothing until it turns out to be an agent's error. Otherwise (node's
+ * own prototype, a middleware mounted on a path, or a response whose methods another middleware has
+ * set on it) an agent's response gets the wrappers as its own.
  */
-export function captureErrors(req: IncomingMessage, res: ServerResponse, options: AgentFriendlyOptions): void {
-  const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
-  const watched = res as Watched;
-  const shared = patchPrototype(Object.getPrototypeOf(res));
-  if (shared && !Object.hasOwn(res, 'end') && !Object.hasOwn(res, 'write') && !Object.hasOwn(res, 'writeHead')) {
-    watched[CAPTURE] = new Capture(req, options, shared, cap, false);
-    return;
+export function captureErrors(req: IncomingMessage, res: ServerResponse, options: AgentFriendlyOptions, wholeApp: boolean): void {
+  if (wholeApp && !Object.hasOwn(res, 'end') && !Object.hasOwn(res, 'write') && !Object.hasOwn(res, 'writeHead')) {
+    const prototype = Object.getPrototypeOf(res) as object | null;
+    if (prototype === lastPrototype && options === lastOptions) return;
+    if (patchPrototype(prototype, options)) {
+      if (patched.get(prototype!) === options) [lastPrototype, lastOptions] = [prototype, options];
+      else optionsOf.set(res, options);
+      return;
+    }
   }
+  if (isAgentRequest(req)) watchResponse(req, res, options);
+}
+
+/** Sets the wrappers on one agent's response itself, watching it from the start. */
+function watchResponse(req: IncomingMessage, res: ServerResponse, options: AgentFriendlyOptions): void {
   const target = res as unknown as Record<keyof Originals, Method>;
-  watched[CAPTURE] = new Capture(req, options, { writeHead: target.writeHead, write: target.write, end: target.end }, cap, true);
+  (res as Watched)[CAPTURE] = new Capture(req, options, { writeHead: target.writeHead, write: target.write, end: target.end }, true, undefined);
   target.writeHead = OWN.writeHead;
   target.write = OWN.write;
   target.end = OWN.end;
@@ -239,7 +297,7 @@ export function answerThrown(req: IncomingMessage, res: ServerResponse, error: u
   }
   // The thrown error is the answer: an error page the app had begun (held for an agent) is dropped,
   // and so are the headers it set for that page's body (a Content-Encoding would garble ours).
-  const capture = (res as Watched)[CAPTURE];
+  const capture = captureOf(res);
   if (capture !== undefined) {
     capture.letThrough(res);
     capture.chunks.length = 0;
@@ -256,7 +314,7 @@ export function answerThrown(req: IncomingMessage, res: ServerResponse, error: u
 export function agentFriendly(handler: Listener, options: AgentFriendlyOptions = {}): Listener {
   const handle = (req: IncomingMessage, res: ServerResponse): unknown => {
     if (!isAgentRequest(req)) return handler(req, res);
-    captureErrors(req, res, options);
+    watchResponse(req, res, options);
     const fail = (error: unknown): void => answerThrown(req, res, error, options);
     // Synchronous unless the app is: an await per request costs a plain listener a tenth of its speed.
     try {

@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +11,7 @@ import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { AGENT, PROBLEM, BROWSER, SIGNED, expectBytes, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors, expectProblemOnOrigin, expectSuccessUntouched } from '../helpers/agents.js';
 
+const execFileAsync = promisify(execFile);
 const secrets: unknown[] = [];
 
 let server: TestServer;
@@ -127,6 +130,85 @@ describe('Where the Express adapter puts its wrappers', () => {
     await get('/nowhere', AGENT);
     await get('/ok', AGENT);
     expect({ writeHead: ServerResponse.prototype.writeHead, write: ServerResponse.prototype.write, end: ServerResponse.prototype.end }).toEqual(untouched);
+  });
+
+  it("adds nothing to an app's response until it is an agent's error: a success keeps the shape a bare app's has", async () => {
+    const keys = async (wrapped: boolean): Promise<{ before: string[]; after: string[] }> => {
+      const seen = { before: [] as string[], after: [] as string[] };
+      const app = express();
+      if (wrapped) app.use(agentFriendlyExpress());
+      app.get('/ok', (_req, res) => {
+        seen.before = Reflect.ownKeys(res).map(String);
+        res.json({ ok: true });
+        seen.after = Reflect.ownKeys(res).map(String);
+      });
+      const running = await serve(app);
+      try {
+        expect(await (await get('/ok', AGENT, running.url)).json()).toEqual({ ok: true });
+      } finally {
+        await running.close();
+      }
+      return seen;
+    };
+    const bare = await keys(false);
+    const wrapped = await keys(true);
+    expect(bare.before.length).toBeGreaterThan(10);
+    expect(wrapped).toEqual(bare);
+  });
+
+  it("answers successes and converts errors on node:http and Express without loading node's fetch implementation into the server", async () => {
+    // Reading the Headers global loads undici, which cost an Express server about 2% of its JSON
+    // throughput in bench/site-ab.ts; neither path has any need of it.
+    const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'test/helpers/headers-global.ts'], { cwd: process.cwd() });
+    const ok = [200, 200, 200];
+    const missing = [404, 404, 404];
+    expect(JSON.parse(stdout)).toEqual({ before: true, after: true, statuses: [...ok, ...missing, ...ok, ...missing] });
+  });
+
+  it('mounted on a path, converts the errors under that path only', async () => {
+    const app = express();
+    app.use('/api', agentFriendlyExpress());
+    app.get('/api/ok', (_req, res) => void res.json({ ok: true }));
+    const running = await serve(app);
+    try {
+      await expectEnvelope(await get('/api/nowhere', AGENT, running.url), 404, { code: 'not_found', retry: 'no' });
+      expect(await (await get('/api/ok', AGENT, running.url)).json()).toEqual({ ok: true });
+      const outside = await get('/elsewhere', AGENT, running.url);
+      expect(outside.status).toBe(404);
+      expect(await outside.text()).toMatch(/Cannot GET \/elsewhere/);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('at the root, watches every response of the app, a route added before it included', async () => {
+    const app = express();
+    app.get('/early', (_req, res) => void res.status(404).send('<title>Withdrawn</title>'));
+    app.use(agentFriendlyExpress());
+    const running = await serve(app);
+    try {
+      // The first request reaches the adapter and sets it up; from then on the early route is watched too.
+      await get('/nowhere', AGENT, running.url);
+      await expectEnvelope(await get('/early', AGENT, running.url), 404, { code: 'not_found', message: 'Withdrawn' });
+      expect(await (await get('/early', BROWSER, running.url)).text()).toBe('<title>Withdrawn</title>');
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('mounted twice at the root with different options, the later mount decides, as it would for one request', async () => {
+    const app = express();
+    app.use(agentFriendlyExpress({ base: 'https://first.example' }));
+    app.use(agentFriendlyExpress({ base: 'https://second.example' }));
+    const running = await serve(app);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const problem = (await (await get('/nowhere', PROBLEM, running.url)).json()) as { type: string };
+        expect(problem.type).toBe('https://second.example/problems/not_found');
+      }
+    } finally {
+      await running.close();
+    }
   });
 
   it('converts once in a sub-app when the parent app and the sub-app both mount the adapter', async () => {
