@@ -3,13 +3,14 @@
 // this package never requires it.
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { READERS } from '../../generated/catalog.js';
+import { CODES, READERS } from '../../generated/catalog.js';
 import { AgentError, isAgentError } from './agent-error.js';
 import { readCapped } from './fetch.js';
 import {
   convertAppError,
   DEFAULT_BUFFER_BYTES,
   ENTITY_HEADERS,
+  docsPrefix,
   docsResponse,
   isAgentRequest,
   originOf,
@@ -119,15 +120,17 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
   const rendered = new WeakSet<FastifyReply>();
 
   if (options.docs !== false) {
-    fastify.addHook('onRequest', (request, reply, done) => {
-      // docsResponse only answers paths with /problems/ in them; every other request skips it at once.
-      if (!request.url.includes('/problems/')) return done();
-      docsResponse(request.method, request.url.split('?', 1)[0]!, request.headers, options).then((page) => {
-        if (!page) return done();
+    // A route of each code's page (HEAD as Fastify adds it to every GET): Fastify's router finds
+    // them, so no other request pays anything for them, as it would for a hook. An app with a route
+    // of the same path fails to start, saying so; `docs: false` leaves the paths to it.
+    const prefix = `${docsPrefix(options.base)}/problems/`;
+    for (const code of Object.keys(CODES)) {
+      fastify.get(prefix + code, async (request, reply) => {
+        const page = (await docsResponse(request.method, prefix + code, request.headers, options))!;
         rendered.add(reply);
-        reply.code(page.status).headers(page.headers).send(Buffer.from(page.body));
-      }, done);
-    });
+        return reply.code(page.status).headers(page.headers).send(Buffer.from(page.body));
+      });
+    }
   }
 
   fastify.addHook('onSend', (request, reply, payload, done) => {

@@ -154,7 +154,7 @@ export function originOf(headers: RequestHeadersLike, encrypted: boolean): strin
 }
 
 /** The path prefix documentation pages are served under: the pathname of `base`, if one is set. */
-function docsPrefix(base: string | undefined): string {
+export function docsPrefix(base: string | undefined): string {
   if (!base) return '';
   try {
     return new URL(base).pathname.replace(/\/+$/, '');

@@ -204,4 +204,34 @@ describe('AgentFriendly on Fastify', () => {
     expect((await get('/problems/not_a_code', BROWSER)).status).toBe(404);
     expect(await (await get('/problems/mine', AGENT)).json()).toEqual({ mine: true });
   });
+
+  it("serves the pages as routes: under the base's path, to HEAD with headers only, not at all with docs: false, and refuses to start over an app's route of the same path", async () => {
+    const start = async (options: Parameters<typeof agentFriendlyFastify>[1], own?: string): Promise<FastifyInstance> => {
+      const app = Fastify();
+      await app.register(agentFriendlyFastify, options);
+      if (own) app.get(own, async () => ({ own: true }));
+      await app.ready();
+      return app;
+    };
+    const prefixed = await start({ base: 'https://shop.example/api/' });
+    try {
+      const page = await prefixed.inject({ url: '/api/problems/rate_limited', headers: AGENT });
+      expect(page.statusCode).toBe(200);
+      expect(page.json()).toMatchObject({ code: 'rate_limited' });
+      const head = await prefixed.inject({ method: 'HEAD', url: '/api/problems/rate_limited', headers: BROWSER });
+      expect([head.statusCode, head.headers['content-type'], head.body]).toEqual([200, 'text/html; charset=utf-8', '']);
+      expect((await prefixed.inject({ url: '/problems/rate_limited', headers: AGENT })).statusCode).toBe(404);
+    } finally {
+      await prefixed.close();
+    }
+    const off = await start({ docs: false });
+    try {
+      const res = await off.inject({ url: '/problems/rate_limited', headers: AGENT });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().error).toMatchObject({ code: 'not_found' });
+    } finally {
+      await off.close();
+    }
+    await expect(start({}, '/problems/rate_limited')).rejects.toThrow(/already declared/);
+  });
 });
