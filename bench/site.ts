@@ -33,12 +33,13 @@
 // browser), the bare /missing is the app's own page. Every measurement is checked too: no errors or
 // timeouts, every response of the expected status class, and for /stream at least 1 MiB per response.
 //
-// Each round measures every (adapter, case) cell, and in each cell its five servers one after the
-// other, the order rotating through the permutations. The ratio is the median of the per-round
-// ratios wrapped / bare, each side the geometric mean of its two processes; the A/A control is the
-// same statistic for one bare process against the other, so its distance from 1.00 is the noise of
-// one process, and of the headline (two against two) over sqrt(2). A ratio below its target by no
-// more than that is "equal within noise" (yes*), as in bench/agent.ts.
+// Each round starts every adapter's five servers afresh (checks them, warms each up on each case),
+// measures its cells, in each cell the five servers one after the other, the order rotating
+// through the permutations, and stops them: a process's own speed is drawn anew each round. The
+// ratio is the median, over the rounds, of the ratios of each wrapped process to each bare one;
+// the A/A control is the median of the per-round ratios of one bare process to the other: the same
+// code in another process, so its distance from 1.00 is the noise of the row, and a ratio below
+// its target by no more than that is "equal within noise" (yes*), as in bench/agent.ts.
 //
 // Context, no target: the server's CPU time per request (process.cpuUsage in the child, asked before
 // and after each measurement), and the median per-round ratio bare / wrapped of it. On this shared
@@ -48,7 +49,7 @@
 // Missing a target never fails the run: the exit code is 0. Only a run that cannot measure (a server
 // does not start, gives a wrong answer, or the load sees errors) exits 1.
 //
-//   --rounds N, --seconds S   override ROUNDS and MEASURE_S (the defaults keep a run near 3 minutes)
+//   --rounds N, --seconds S   override ROUNDS and MEASURE_S (the defaults keep a run near 6 minutes)
 //
 // Where the time goes: npx tsx bench/site-profile.ts <adapter> <case> (CPU profiles of one bare and
 // one wrapped server).
@@ -74,9 +75,9 @@ const flag = (name: string, fallback: number): number => {
   const value = at < 0 ? NaN : Number(process.argv[at + 1]);
   return Number.isFinite(value) && value > 0 ? value : fallback;
 };
-const MEASURE_S = flag('--seconds', 1); // per measurement: 1 s, not 1.5-2, so that 12 cells x 4 servers x ROUNDS fit in ~4 minutes
-const WARMUP_S = 0.4; // per server and case, once, before the first round
-const ROUNDS = Math.round(flag('--rounds', 4)); // each round one measurement per server per cell: 12 cells x 4 servers x 4 rounds x ~1.05 s
+const MEASURE_S = flag('--seconds', 1); // per measurement: 1 s, not 1.5-2, so that 12 cells x 5 servers x ROUNDS fit in ~6 minutes
+const WARMUP_S = 0.4; // per server and case, after each start
+const ROUNDS = Math.round(flag('--rounds', 4)); // each round: every adapter's five servers started, warmed up, one measurement each per case (about 95 s)
 const SETTLE_MS = 30; // after each measurement, for the server to finish the requests cut off at its end
 const SAMPLE_MS = 50; // autocannon's sampling interval, which is also how precisely a measurement stops
 
@@ -87,16 +88,19 @@ const TARGETS: Record<Case, number> = { json: 0.97, stream: 0.97, '404': 0.5 };
 const ADAPTER_NAMES: Record<Adapter, string> = { node: 'node:http', express: 'Express 5', fastify: 'Fastify 5', hono: 'Hono (node-server)' };
 const CASE_NAMES: Record<Case, string> = { json: '1 KB JSON 200', stream: '1 MiB streamed 200', '404': "app's own 404 (agent)" };
 
-/**
- * The servers of an adapter: two processes of the app with the adapter and two of the bare app (two
- * processes of the same code differ by up to a few percent here, so each side is the geometric mean
- * of two), and one of the no-op integration.
- */
+/** The servers of an adapter: two processes of the app with the adapter, two of the bare app, and one of the no-op integration. */
 const SIDES = ['wrapped', 'wrapped again', 'bare', 'bare again', 'no-op'] as const;
 type Side = (typeof SIDES)[number];
 const variantOf = (side: Side): Variant => (side.startsWith('wrapped') ? 'wrapped' : side === 'no-op' ? 'noop' : 'bare');
-/** One side's measure in a round: the geometric mean of its two processes. */
-const both = (r: Record<Side, number>, side: 'wrapped' | 'bare'): number => Math.sqrt(r[side] * r[`${side} again`]);
+/** A side's two processes in a round. */
+const both = (r: Record<Side, number>, side: 'wrapped' | 'bare'): [number, number] => [r[side], r[`${side} again`]];
+/**
+ * The ratios of a round: each of `top`'s processes over each of `bottom`'s (four, or two for the
+ * no-op). The statistic is their median over the rounds, which one slow process cannot carry
+ * (two processes of the same code have differed by 15% here).
+ */
+const pairings = (r: Record<Side, number>, top: 'wrapped' | 'bare' | 'no-op', bottom: 'wrapped' | 'bare'): number[] =>
+  (top === 'no-op' ? [r['no-op']] : both(r, top)).flatMap((t) => both(r, bottom).map((b) => t / b));
 
 export class CannotMeasure extends Error {}
 
@@ -327,7 +331,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const log = (line: string): void => void (json ? undefined : process.stderr.write(`${line}\n`));
 
-  const servers: Server[] = [];
+  let servers: Server[] = [];
   let built: Built | null = null;
   try {
     try {
@@ -336,39 +340,42 @@ async function main(): Promise<void> {
       throw new CannotMeasure(`cannot compile the servers: ${error instanceof Error ? error.message : String(error)}`);
     }
     const entry = built.entry;
-    // Started one adapter at a time (three processes), so the 2 CPUs are not swamped by twelve boots.
-    for (const adapter of ADAPTERS) {
-      const boots = await Promise.allSettled(SIDES.map(async (side) => {
-        const s: Server = { adapter, side, ...(await startServer(entry, adapter, variantOf(side), side)) };
-        servers.push(s);
-        return s;
-      }));
-      const failed = boots.find((b) => b.status === 'rejected');
-      if (failed) throw failed.reason;
-    }
     const server = (adapter: Adapter, side: Side): Server => servers.find((s) => s.adapter === adapter && s.side === side)!;
     const checks: Record<string, { own404: string; agent404: string }> = {};
-    for (const s of servers) checks[`${s.adapter} ${s.side}`] = await check(s, `${s.adapter} ${s.side}`, s.side.startsWith('wrapped'));
-    log(`checked ${servers.length} servers in ${((performance.now() - started) / 1000).toFixed(1)} s; warming up`);
-
     const cells = ADAPTERS.flatMap((adapter) => CASES.map((kase) => ({ adapter, case: kase })));
-    for (const cell of cells)
-      for (const side of SIDES) await load(server(cell.adapter, side).origin, PATHS[cell.case], WARMUP_S, `warm-up ${cell.adapter} ${side} ${cell.case}`);
-
     const orders = permutations(SIDES.length);
     const samples = cells.map(() => [] as Record<Side, number>[]);
     const cpuSamples = cells.map(() => [] as Record<Side, number>[]);
+    // Every round starts each adapter's servers afresh: how fast one process of the same code runs
+    // is drawn anew with each process, so the rounds sample it rather than keep one draw all run.
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [c, cell] of cells.entries()) {
-        const got = {} as Record<Side, number>;
-        const cpu = {} as Record<Side, number>;
-        // Rotating by cell as well as by round, so one round does not put one side first everywhere.
-        for (const i of orders[(round + c) % orders.length]!) {
-          const side = SIDES[i]!;
-          ({ rps: got[side], cpu: cpu[side] } = await measure(server(cell.adapter, side), PATHS[cell.case], MEASURE_S, `${cell.adapter} ${side} ${cell.case}`));
+      for (const adapter of ADAPTERS) {
+        const boots = await Promise.allSettled(SIDES.map(async (side) => {
+          const s: Server = { adapter, side, ...(await startServer(entry, adapter, variantOf(side), side)) };
+          servers.push(s);
+          return s;
+        }));
+        try {
+          const failed = boots.find((b) => b.status === 'rejected');
+          if (failed) throw failed.reason;
+          for (const side of SIDES) checks[`${adapter} ${side}`] = await check(server(adapter, side), `${adapter} ${side}`, side.startsWith('wrapped'));
+          for (const kase of CASES) for (const side of SIDES) await load(server(adapter, side).origin, PATHS[kase], WARMUP_S, `warm-up ${adapter} ${side} ${kase}`);
+          for (const [c, cell] of cells.entries()) {
+            if (cell.adapter !== adapter) continue;
+            const got = {} as Record<Side, number>;
+            const cpu = {} as Record<Side, number>;
+            // Rotating by cell as well as by round, so one round does not put one side first everywhere.
+            for (const i of orders[(round * cells.length + c) % orders.length]!) {
+              const side = SIDES[i]!;
+              ({ rps: got[side], cpu: cpu[side] } = await measure(server(adapter, side), PATHS[cell.case], MEASURE_S, `${adapter} ${side} ${cell.case}`));
+            }
+            samples[c]!.push(got);
+            cpuSamples[c]!.push(cpu);
+          }
+        } finally {
+          await Promise.all(servers.map((s) => stopServer(s.child)));
+          servers = [];
         }
-        samples[c]!.push(got);
-        cpuSamples[c]!.push(cpu);
       }
       log(`round ${round + 1}/${ROUNDS} done at ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
@@ -376,22 +383,22 @@ async function main(): Promise<void> {
     const rows: Row[] = cells.map((cell, c) => {
       const s = samples[c]!;
       const k = cpuSamples[c]!;
-      const ratios = s.map((r) => both(r, 'wrapped') / both(r, 'bare'));
+      const ratios = s.flatMap((r) => pairings(r, 'wrapped', 'bare'));
       const controls = s.map((r) => r['bare again'] / r.bare);
       const ratio = median(ratios);
       const control = median(controls);
-      // The A/A compares one process with one; the headline, two with two: its noise is the A/A's over sqrt(2).
-      const noise = Math.abs(1 - control) / Math.SQRT2;
+      // The A/A compares one process with one, as each pairing of the headline does.
+      const noise = Math.abs(1 - control);
       const target = TARGETS[cell.case];
       const verdict: Row['verdict'] = round2(ratio) >= target ? 'met' : round2(ratio) >= round2(target - noise) ? 'equal within noise' : 'not met';
       return {
         adapter: cell.adapter,
         case: cell.case,
-        bare: median(s.map((r) => both(r, 'bare'))),
-        wrapped: median(s.map((r) => both(r, 'wrapped'))),
+        bare: median(s.flatMap((r) => both(r, 'bare'))),
+        wrapped: median(s.flatMap((r) => both(r, 'wrapped'))),
         bareAgain: median(s.map((r) => r['bare again'])),
         noop: median(s.map((r) => r['no-op'])),
-        floor: median(s.map((r) => r['no-op'] / both(r, 'bare'))),
+        floor: median(s.flatMap((r) => pairings(r, 'no-op', 'bare'))),
         ratio,
         target,
         verdict,
@@ -401,9 +408,9 @@ async function main(): Promise<void> {
         spread: { ratio: iqr(ratios), control: iqr(controls) },
         rounds: s.map((r) => ({ wrapped: r.wrapped, wrappedAgain: r['wrapped again'], bare: r.bare, bareAgain: r['bare again'] })),
         cpu: {
-          bare: median(k.map((r) => both(r, 'bare'))),
-          wrapped: median(k.map((r) => both(r, 'wrapped'))),
-          ratio: median(k.map((r) => both(r, 'bare') / both(r, 'wrapped'))),
+          bare: median(k.flatMap((r) => both(r, 'bare'))),
+          wrapped: median(k.flatMap((r) => both(r, 'wrapped'))),
+          ratio: median(k.flatMap((r) => pairings(r, 'bare', 'wrapped'))),
           control: median(k.map((r) => r.bare / r['bare again'])),
         },
       };
@@ -424,7 +431,7 @@ async function main(): Promise<void> {
         perRoundControlRange: [round2(Math.min(...allControls)), round2(Math.max(...allControls))] as [number, number],
         perRoundControlIqr: iqr(allControls).map(round2) as [number, number],
       },
-      statistic: 'median of the per-round ratios wrapped / bare, each side the geometric mean of two processes; the A/A control is one bare process / the other',
+      statistic: 'median over the rounds of each wrapped process / each bare process (processes started afresh every round); the A/A control is the median of one bare process / the other',
       seconds: round2((performance.now() - started) / 1000),
     };
 
@@ -453,18 +460,18 @@ async function main(): Promise<void> {
         rows,
         [
           'site side: requests per second with and without AgentFriendly, per adapter (servers in child processes, autocannon here)',
-          `node ${context.node}, ${context.cpus} CPUs; ${CONNECTIONS} connections, ${MEASURE_S} s per measurement, ${ROUNDS} rounds of two wrapped, two bare and one no-op process per adapter in rotating order after ${WARMUP_S} s of warm-up each`,
+          `node ${context.node}, ${context.cpus} CPUs; ${CONNECTIONS} connections, ${MEASURE_S} s per measurement, ${ROUNDS} rounds, each starting two wrapped, two bare and one no-op process per adapter afresh, measured in rotating order after ${WARMUP_S} s of warm-up each`,
           `every request with Accept: ${AGENT_ACCEPT}; /json ${JSON_BYTES} B, /stream ${STREAM_BYTES} B in ${STREAM_BYTES / CHUNK_BYTES} chunks`,
         ],
         [
-          'wrapped/bare = median of the per-round ratios, both measured in this run, each side the geometric mean of two server processes (two processes of the same code differ by up to a few percent here); req/s columns are medians, context only.',
-          'A/A = the same statistic for one bare process against the other (same code): how far it strays from 1.00 is the noise of one process; the headline, two against two, has that over sqrt(2).',
+          'wrapped/bare = median over the rounds of the ratios of each wrapped process to each bare one, both measured in this run, every round with processes started afresh (two processes of the same code have differed by up to 15% here); req/s columns are medians, context only.',
+          'A/A = the median of the per-round ratios of one bare process to the other (same code): how far it strays from 1.00 is the noise of the row.',
           'no-op/bare = the same statistic for the app with an integration of the adapter\'s shape that does nothing (a pass-through listener, an Express middleware calling next() with an error handler passing its error on mounted last, a Fastify onSend callback hook, a Hono middleware awaiting next()): the floor any adapter of that shape starts from.',
           "CPU columns (context, no target): the server process's user + system CPU time per request (process.cpuUsage in the child), medians; CPU ratio = median per-round bare / wrapped, the share of bare's throughput a saturated core would keep, with its own A/A. Time other processes take is not in it, so it is steadier than req/s here.",
           `noise: median |1 - A/A| over the rows ${n.medianAbsControlDeviation.toFixed(2)}, worst ${worst.adapter} ${worst.case} at ${worst.control.toFixed(2)}; single-round A/A ratios ranged ${n.perRoundControlRange[0].toFixed(2)}-${n.perRoundControlRange[1].toFixed(2)} (IQR ${n.perRoundControlIqr[0].toFixed(2)}-${n.perRoundControlIqr[1].toFixed(2)})`,
           `per-round ratio IQR: ${rows.map((r) => `${r.adapter}/${r.case} ${r.spread.ratio[0].toFixed(2)}-${r.spread.ratio[1].toFixed(2)}`).join(', ')}`,
           `404 as sent: ${ADAPTERS.map((a) => `${a} bare ${checks[`${a} bare`]!.agent404}, wrapped ${checks[`${a} wrapped`]!.agent404}`).join('; ')}`,
-          ...(rows.some((r) => r.verdict === 'equal within noise') ? ['yes* = below target by no more than the A/A control strayed from 1.00 over sqrt(2): equal within noise'] : []),
+          ...(rows.some((r) => r.verdict === 'equal within noise') ? ['yes* = below target by no more than the A/A control strayed from 1.00: equal within noise'] : []),
           `took ${context.seconds} s`,
         ],
       ),
