@@ -9,7 +9,8 @@
 //
 // Identical servers differ by up to ±3% here (list one twice to see it): compare variants over
 // several servers each. Before measuring, each server answers 20 agent 404s, browser 404s and
-// browser successes, as bench/site.ts's check does; WARM=a404+b404+bjson picks which (WARM=plain, none).
+// browser successes, as bench/site.ts's check does; WARM=a404+b404+bjson picks which (WARM=plain, none),
+// and WARM=...+load adds half a second of load on every case first, as bench/site.ts's warm-up.
 // Every server gets the spec's environment (the adapters read none; for experiments).
 import type { Adapter, Variant } from './site-apps.js';
 import { buildServers } from './site-build.js';
@@ -36,6 +37,9 @@ try {
     for (const [name, [path, accept]] of Object.entries(WARM))
       if ((specs[i]!.env.WARM ?? 'a404+b404+bjson').split('+').includes(name))
         for (let k = 0; k < 20; k++) await (await fetch(`${server.origin}${path}`, { headers: { accept } })).arrayBuffer();
+  // WARM=...+load: before the case's own warm-up, half a second of load on each case, as bench/site.ts warms up.
+  for (const [i, server] of servers.entries())
+    if ((specs[i]!.env.WARM ?? '').split('+').includes('load')) for (const path of Object.values(PATHS)) await measure(server, path, 0.5, 'warm-up');
   for (const server of servers) await measure(server, PATHS[kase], 0.5, 'warm-up');
   const rps = specs.map(() => [] as number[]);
   const cpu = specs.map(() => [] as number[]);

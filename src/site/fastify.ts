@@ -66,6 +66,19 @@ async function readPayload(payload: unknown, cap: number, failed: (error: unknow
   return undefined;
 }
 
+/**
+ * Sets `set` and the Content-Length of `body` on a reply, and removes the headers of `drop` the app
+ * set that neither overwrites. Overwritten rather than removed where it can: a removal deletes a
+ * property of the reply's headers object, which makes every function of Fastify's that reads such
+ * objects slower, for the replies after it too (1 KB JSON replies after a few converted errors
+ * measured about 10% slower in bench/site-ab.ts).
+ */
+function replaceHeaders(reply: FastifyReply, drop: ReadonlySet<string>, set: Readonly<Record<string, string>>, body: string): void {
+  reply.headers(set);
+  reply.header('content-length', String(Buffer.byteLength(body)));
+  for (const name of drop) if (name !== 'content-length' && !Object.hasOwn(set, name) && reply.hasHeader(name)) reply.removeHeader(name);
+}
+
 /** A client error (4xx) Fastify or a plugin raised: validation, a body too large, a rate limit. It keeps its status. */
 function clientStatus(error: unknown): number | null {
   if (error === null || typeof error !== 'object') return null;
@@ -152,10 +165,9 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
       // Already this contract: out as the app sent it (a stream, read whole to tell, as its bytes).
       return typeof payload === 'string' || payload instanceof Uint8Array ? payload : body;
     }
-    for (const name of converted.drop) reply.removeHeader(name);
     reply.code(converted.status);
-    for (const [name, value] of Object.entries(converted.set)) reply.header(name, value);
-    // Fastify sets Content-Length from the new body, and node sends none of it for HEAD.
+    replaceHeaders(reply, converted.drop, converted.set, converted.body);
+    // node sends no body for HEAD.
     return converted.body;
   }
 
@@ -173,9 +185,9 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
       if (known === null) request.log.error({ err: error }, 'Internal Server Error');
       rendered.add(reply);
       // Headers the app set for the body it never sent (a Content-Encoding would garble this one) go.
-      for (const name of ENTITY_HEADERS) reply.removeHeader(name);
+      replaceHeaders(reply, ENTITY_HEADERS, headers, body);
       // A Buffer goes out as it is: Fastify adds no charset to its type and runs no reply serializer on it.
-      reply.code(status).headers(headers).send(Buffer.from(body));
+      reply.code(status).send(Buffer.from(body));
       return;
     }
     if (known !== null) {
