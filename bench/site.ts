@@ -50,6 +50,7 @@
 // does not start, gives a wrong answer, or the load sees errors) exits 1.
 //
 //   --rounds N, --seconds S   override ROUNDS and MEASURE_S (the defaults keep a run near 6 minutes)
+//   --only a,b                measure only these adapters (node, express, fastify, hono)
 //
 // Where the time goes: npx tsx bench/site-profile.ts <adapter> <case> (CPU profiles of one bare and
 // one wrapped server).
@@ -77,6 +78,10 @@ const flag = (name: string, fallback: number): number => {
 };
 const MEASURE_S = flag('--seconds', 1); // per measurement: 1 s, not 1.5-2, so that 12 cells x 5 servers x ROUNDS fit in ~6 minutes
 const WARMUP_S = 0.4; // per server and case, after each start
+/** --only node,express: some adapters (npm run bench measures all four). */
+const MEASURED: readonly Adapter[] = process.argv.includes('--only')
+  ? ADAPTERS.filter((a) => process.argv[process.argv.indexOf('--only') + 1]!.split(',').includes(a))
+  : ADAPTERS;
 const ROUNDS = Math.round(flag('--rounds', 4)); // each round: every adapter's five servers started, warmed up, one measurement each per case (about 95 s)
 const SETTLE_MS = 30; // after each measurement, for the server to finish the requests cut off at its end
 const SAMPLE_MS = 50; // autocannon's sampling interval, which is also how precisely a measurement stops
@@ -342,14 +347,14 @@ async function main(): Promise<void> {
     const entry = built.entry;
     const server = (adapter: Adapter, side: Side): Server => servers.find((s) => s.adapter === adapter && s.side === side)!;
     const checks: Record<string, { own404: string; agent404: string }> = {};
-    const cells = ADAPTERS.flatMap((adapter) => CASES.map((kase) => ({ adapter, case: kase })));
+    const cells = MEASURED.flatMap((adapter) => CASES.map((kase) => ({ adapter, case: kase })));
     const orders = permutations(SIDES.length);
     const samples = cells.map(() => [] as Record<Side, number>[]);
     const cpuSamples = cells.map(() => [] as Record<Side, number>[]);
     // Every round starts each adapter's servers afresh: how fast one process of the same code runs
     // is drawn anew with each process, so the rounds sample it rather than keep one draw all run.
     for (let round = 0; round < ROUNDS; round++) {
-      for (const adapter of ADAPTERS) {
+      for (const adapter of MEASURED) {
         const boots = await Promise.allSettled(SIDES.map(async (side) => {
           const s: Server = { adapter, side, ...(await startServer(entry, adapter, variantOf(side), side)) };
           servers.push(s);
@@ -470,7 +475,7 @@ async function main(): Promise<void> {
           "CPU columns (context, no target): the server process's user + system CPU time per request (process.cpuUsage in the child), medians; CPU ratio = median per-round bare / wrapped, the share of bare's throughput a saturated core would keep, with its own A/A. Time other processes take is not in it, so it is steadier than req/s here.",
           `noise: median |1 - A/A| over the rows ${n.medianAbsControlDeviation.toFixed(2)}, worst ${worst.adapter} ${worst.case} at ${worst.control.toFixed(2)}; single-round A/A ratios ranged ${n.perRoundControlRange[0].toFixed(2)}-${n.perRoundControlRange[1].toFixed(2)} (IQR ${n.perRoundControlIqr[0].toFixed(2)}-${n.perRoundControlIqr[1].toFixed(2)})`,
           `per-round ratio IQR: ${rows.map((r) => `${r.adapter}/${r.case} ${r.spread.ratio[0].toFixed(2)}-${r.spread.ratio[1].toFixed(2)}`).join(', ')}`,
-          `404 as sent: ${ADAPTERS.map((a) => `${a} bare ${checks[`${a} bare`]!.agent404}, wrapped ${checks[`${a} wrapped`]!.agent404}`).join('; ')}`,
+          `404 as sent: ${MEASURED.map((a) => `${a} bare ${checks[`${a} bare`]!.agent404}, wrapped ${checks[`${a} wrapped`]!.agent404}`).join('; ')}`,
           ...(rows.some((r) => r.verdict === 'equal within noise') ? ['yes* = below target by no more than the A/A control strayed from 1.00: equal within noise'] : []),
           `took ${context.seconds} s`,
         ],
