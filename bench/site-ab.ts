@@ -11,7 +11,9 @@
 // several servers each. Before measuring, each server answers 20 agent 404s, browser 404s and
 // browser successes, as bench/site.ts's check does; WARM=a404+b404+bjson picks which (WARM=plain, none),
 // and WARM=...+load adds half a second of load on every case first, as bench/site.ts's warm-up.
-// Every server gets the spec's environment (the adapters read none; for experiments).
+// Every server gets the spec's environment (the adapters read none; for experiments). HONO_LISTENER=1
+// on a bare Hono server puts agentFriendly (node:http) around @hono/node-server's listener instead:
+//   npx tsx bench/site-ab.ts hono json 8 1 -- bare:bare mw:wrapped listener:bare:HONO_LISTENER=1
 import type { Adapter, Variant } from './site-apps.js';
 import { buildServers } from './site-build.js';
 import { measure, startServer, stopServer, type ServerHandle } from './site.js';

@@ -219,6 +219,12 @@ async function honoApp(around: Integration): Promise<Running> {
   if (around.hono) app.use(around.hono);
   app.get('/json', (c) => c.json(JSON_BODY));
   app.get('/stream', (c) => c.body(webStream(), 200, { 'content-type': 'application/octet-stream' }));
+  if (process.env.HONO_LISTENER === '1') {
+    // For bench/site-ab.ts: agentFriendly (node:http) around @hono/node-server's listener, no middleware.
+    const { getRequestListener } = await import('@hono/node-server');
+    const { agentFriendly } = await import('../src/site/node.js');
+    return listen(createServer(agentFriendly(getRequestListener(app.fetch))));
+  }
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
   });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyHono } from '../../src/site/hono.js';
+import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { AGENT, counted, PROBLEM, BROWSER, ANY, SIGNED, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors, expectSuccessUntouched } from '../helpers/agents.js';
 
@@ -204,5 +205,35 @@ describe('AgentFriendly on Hono', () => {
 
   it('serves the page of each code at /problems/{code}: HTML for browsers, JSON for agents', async () => {
     await expectDocsPages(get);
+  });
+});
+
+describe("AgentFriendly for node:http around @hono/node-server's listener, without the middleware", () => {
+  let wrapped: TestServer;
+  beforeAll(async () => {
+    wrapped = await serve(agentFriendly(getRequestListener(routes(new Hono()).fetch)));
+  });
+  afterAll(() => wrapped.close());
+  const at = (path: string, headers: Record<string, string>, method = 'GET') => get(path, headers, wrapped.url, method);
+
+  it("converts the app's error responses for an agent and leaves a browser the app's own", async () => {
+    await expectEnvelope(await at('/nowhere', AGENT), 404, { code: 'not_found', retry: 'no' });
+    await expectEnvelope(await at('/unauthorized', AGENT), 401, { code: 'auth_required' });
+    await expectSoldOut((path, headers) => at(path, headers));
+    expect(await (await at('/nowhere', BROWSER)).text()).toBe(await (await get('/nowhere', BROWSER, bare.url)).text());
+    const cookies = await at('/cookie', AGENT);
+    expect(cookies.headers.getSetCookie()).toEqual(['a=1; Path=/', 'b=2; Path=/']);
+    await expectEnvelope(cookies, 403, { code: 'not_allowed' });
+  });
+
+  it('streams a 10 MB success to an agent unchanged', async () => {
+    await expectBytes(await at('/stream', AGENT), new Uint8Array(10 * MB).fill(120));
+  });
+
+  it("sees a thrown error only as the 500 page Hono's error handler made of it: never its text, and no AgentError's code (the middleware renders those)", async () => {
+    const boom = await at('/boom', AGENT);
+    await expectNoLeak(boom);
+    const thrown = await at('/slow-down', AGENT);
+    await expectEnvelope(thrown, 500, { code: 'internal' });
   });
 });
