@@ -1,7 +1,10 @@
 // AgentFriendly for Hono 4: one middleware, mounted first, for an app's error responses and its
-// thrown errors. Only types come from 'hono', so importing this package never requires Hono.
+// thrown errors; or, on node with no middleware, an error handler for its thrown errors while
+// node:http's agentFriendly converts its error responses. Only types come from 'hono', so importing
+// this package never requires Hono.
 import type { Context, MiddlewareHandler } from 'hono';
 import { convertErrorResponse, docsPage, fetchBase, renderedResponse, utf8Length, type RequestFacts } from './fetch.js';
+import { isAgentError } from './agent-error.js';
 import { convertAppError, isAgentRequest, originOf, renderThrown, type AgentFriendlyOptions, type RequestHeadersLike } from './friendly.js';
 
 /** Hono's HTTPException, by the shape Hono's own error handler checks: an error that carries its response. */
@@ -123,6 +126,28 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
     }
     const f = factsOf(c, incoming, options);
     replace(c, convertCached(c.res, f, options) ?? (await convertErrorResponse(c.res, f, options)));
+  };
+}
+
+/**
+ * Hono's error handler (`app.onError`), for an app whose error responses AgentFriendly converts
+ * without the middleware: node:http's `agentFriendly` around @hono/node-server's listener, which
+ * costs a success nothing in Hono. An agent gets a thrown AgentError rendered, and any other thrown
+ * error (not an HTTPException) as the unknown-code error with a generic message; a browser gets
+ * what Hono's own handler gives. Every thrown error that is not an AgentError or an HTTPException
+ * goes to `onError` (else to console.error, as Hono's handler logs it), never to a caller.
+ * @example app.onError(agentErrorHandlerHono()); http.createServer(agentFriendly(getRequestListener(app.fetch)));
+ */
+export function agentErrorHandlerHono(options: AgentFriendlyOptions = {}): (error: Error, c: Context) => Response {
+  return (error, c) => {
+    // An HTTPException's response is meant for callers: out as it is, converted for an agent like any error response.
+    if (isHttpException(error)) return (error as unknown as { getResponse(): Response }).getResponse();
+    if (!isAgentError(error)) (options.onError ?? console.error)(error);
+    const incoming = incomingOf(c);
+    if (!isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers })) return c.text('Internal Server Error', 500);
+    const f = factsOf(c, incoming, options);
+    // renderThrown hands a non-AgentError to onError itself: it has been heard above.
+    return renderedResponse(renderThrown(error, f.accept, f.base, { ...options, onError: undefined }), f.method);
   };
 }
 

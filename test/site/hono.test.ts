@@ -5,7 +5,7 @@ import { rateLimiter } from 'hono-rate-limiter';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
-import { agentFriendlyHono } from '../../src/site/hono.js';
+import { agentErrorHandlerHono, agentFriendlyHono } from '../../src/site/hono.js';
 import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { AGENT, counted, PROBLEM, BROWSER, ANY, SIGNED, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors, expectSuccessUntouched } from '../helpers/agents.js';
@@ -230,10 +230,30 @@ describe("AgentFriendly for node:http around @hono/node-server's listener, witho
     await expectBytes(await at('/stream', AGENT), new Uint8Array(10 * MB).fill(120));
   });
 
-  it("sees a thrown error only as the 500 page Hono's error handler made of it: never its text, and no AgentError's code (the middleware renders those)", async () => {
+  it("sees a thrown error only as the 500 page Hono's own error handler made of it: never its text, and no AgentError's code", async () => {
     const boom = await at('/boom', AGENT);
     await expectNoLeak(boom);
     const thrown = await at('/slow-down', AGENT);
     await expectEnvelope(thrown, 500, { code: 'internal' });
+  });
+
+  it('renders thrown errors with agentErrorHandlerHono as the middleware does, and hands the others to onError', async () => {
+    const heard: unknown[] = [];
+    const app = routes(new Hono());
+    app.onError(agentErrorHandlerHono({ onError: (e) => heard.push(e) }));
+    const handled = await serve(agentFriendly(getRequestListener(app.fetch)));
+    try {
+      const get = (path: string, headers: Record<string, string>, method = 'GET') => fetch(`${handled.url}${path}`, { headers, method });
+      await expectThrownAgentErrors(get);
+      const boom = await get('/boom', AGENT);
+      await expectEnvelope(boom, 500, { code: 'internal' });
+      const page = await get('/boom', BROWSER);
+      expect([page.status, await page.text()]).toEqual([500, 'Internal Server Error']);
+      expect(heard.filter((e) => e instanceof TypeError && e.message === 'secret db password')).toHaveLength(2);
+      await expectEnvelope(await get('/unauthorized', AGENT), 401, { code: 'auth_required' });
+      expect(heard).toHaveLength(2);
+    } finally {
+      await handled.close();
+    }
   });
 });
