@@ -30,7 +30,7 @@ export function baseFor(req: IncomingMessage, options: AgentFriendlyOptions): st
  */
 function replaceHeaders(res: ServerResponse, present: object, drop: ReadonlySet<string>, set: Readonly<Record<string, string>>, body: string): void {
   for (const [name, value] of Object.entries(set)) res.setHeader(name, value);
-  res.setHeader('content-length', Buffer.byteLength(body));
+  res.setHeader('content-length', String(Buffer.byteLength(body)));
   for (const name in present) if (drop.has(name) && name !== 'content-length' && !Object.hasOwn(set, name)) res.removeHeader(name);
 }
 
