@@ -1,5 +1,5 @@
 // Look-ups in the generated catalog: what a code means and what an agent does about it.
-import { CODES, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, UNKNOWN_CODE, type CodeEntry } from '../../generated/catalog.js';
+import { CODES, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, STATUS_TEXT, UNKNOWN_CODE, type CodeEntry } from '../../generated/catalog.js';
 import type { Code, CodeRetry, NextStep, RetryWord } from '../../generated/types.js';
 
 /** Everything the catalog says about one code, with its retry word's next step and advice. */
@@ -19,6 +19,11 @@ export interface CodeInfo<C extends string = string> {
   readonly family: CodeEntry['family'];
   readonly draft: boolean;
 }
+
+/** The status of the catalog's unknown-code error, what a thrown error that is not an AgentError is answered with. */
+export const UNKNOWN_STATUS: number = CODES[UNKNOWN_CODE].status;
+/** The reason phrase of UNKNOWN_STATUS: the generic message a browser's page for such an error carries. */
+export const UNKNOWN_STATUS_TEXT: string = STATUS_TEXT[UNKNOWN_STATUS] ?? CODES[UNKNOWN_CODE].title;
 
 /** True when `word` is one of the catalog's retry words. */
 export function isRetryWord(word: unknown): word is RetryWord {

@@ -1,6 +1,7 @@
 // AgentFriendly for Express 5: agentFriendlyExpress() mounted first converts the app's error
 // responses for agents; agentErrorHandler() mounted last renders thrown errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import { isAgentError } from './agent-error.js';
 import { isAgentRequest, type AgentFriendlyOptions } from './friendly.js';
 import { answerThrown, captureErrors, mayBeDocs, serveDocs } from './node.js';
@@ -41,7 +42,7 @@ export function agentErrorHandler(options: AgentFriendlyOptions = {}) {
     if (isAgentRequest(req)) return answerThrown(req, res, error, options);
     if (isAgentError(error)) return next(error);
     options.onError?.(error);
-    const generic = Object.assign(new Error('Internal Server Error'), { status: 500, expose: false });
+    const generic = Object.assign(new Error(UNKNOWN_STATUS_TEXT), { status: UNKNOWN_STATUS, expose: false });
     generic.stack = '';
     next(generic);
   };

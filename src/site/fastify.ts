@@ -4,6 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { CODES, READERS } from '../../generated/catalog.js';
+import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import { AgentError, isAgentError } from './agent-error.js';
 import { readCapped } from './fetch.js';
 import {
@@ -182,7 +183,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     }
     if (agent) {
       const { status, headers, body } = renderThrown(known ?? error, request.headers.accept ?? null, baseFor(request, options), options);
-      if (known === null) request.log.error({ err: error }, 'Internal Server Error');
+      if (known === null) request.log.error({ err: error }, UNKNOWN_STATUS_TEXT);
       rendered.add(reply);
       // Headers the app set for the body it never sent (a Content-Encoding would garble this one) go.
       replaceHeaders(reply, ENTITY_HEADERS, headers, body);
@@ -197,8 +198,8 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     }
     // Anything else: logged and handed to onError, and a browser sees Fastify's shape without its message.
     options.onError?.(error);
-    request.log.error({ err: error }, 'Internal Server Error');
-    reply.code(500).type('application/json; charset=utf-8').send(fastifyShape(500, 'Internal Server Error'));
+    request.log.error({ err: error }, UNKNOWN_STATUS_TEXT);
+    reply.code(UNKNOWN_STATUS).type('application/json; charset=utf-8').send(fastifyShape(UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT));
   });
 };
 

@@ -2,7 +2,7 @@
 // response becomes this contract for one, without changing what a browser sees.
 import { CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope } from '../../generated/types.js';
-import { isKnownCode } from '../core/catalog.js';
+import { isKnownCode, UNKNOWN_STATUS } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { errorHeaders, problemFrom } from '../core/render.js';
@@ -76,7 +76,7 @@ export function renderThrown(error: unknown, accept: string | null, base: string
   if (isAgentError(error)) return (error as AgentError).render(accept, base);
   options.onError?.(error);
   // Never the error's message, stack or cause: they are for the site's logs, not for callers.
-  return renderEnvelope(fromResponse(500, null, null), 500, accept, base);
+  return renderEnvelope(fromResponse(UNKNOWN_STATUS, null, null), UNKNOWN_STATUS, accept, base);
 }
 
 /** Headers that describe the app's body, which an agent's answer (converted or rendered from a thrown error) replaces. */

@@ -4,6 +4,7 @@
 // this package never requires Hono.
 import type { Context, MiddlewareHandler } from 'hono';
 import { convertErrorResponse, docsPage, fetchBase, renderedResponse, utf8Length, type RequestFacts } from './fetch.js';
+import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import { isAgentError } from './agent-error.js';
 import { convertAppError, isAgentRequest, originOf, renderThrown, type AgentFriendlyOptions, type RequestHeadersLike } from './friendly.js';
 
@@ -144,7 +145,7 @@ export function agentErrorHandlerHono(options: AgentFriendlyOptions = {}): (erro
     if (isHttpException(error)) return (error as unknown as { getResponse(): Response }).getResponse();
     if (!isAgentError(error)) (options.onError ?? console.error)(error);
     const incoming = incomingOf(c);
-    if (!isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers })) return c.text('Internal Server Error', 500);
+    if (!isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers })) return new Response(UNKNOWN_STATUS_TEXT, { status: UNKNOWN_STATUS, headers: { 'content-type': 'text/plain; charset=UTF-8' } });
     const f = factsOf(c, incoming, options);
     // renderThrown hands a non-AgentError to onError itself: it has been heard above.
     return renderedResponse(renderThrown(error, f.accept, f.base, { ...options, onError: undefined }), f.method);
