@@ -159,26 +159,47 @@ export async function convertErrorResponse(response: Response, request: RequestF
   return new Response(request.method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
 }
 
+/** What the adapter needs of a request to answer it with an error: read only when it does. */
+function factsOf(request: Request, options: AgentFriendlyOptions): RequestFacts {
+  return { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
+}
+
 /**
  * Wraps a Fetch API app: agents get this contract for its error Responses and thrown errors;
  * browsers get its own Responses and errors, as without the wrapper. Successes are never buffered.
+ *
+ * A success costs one status read: the request's headers are read only when the app answers with
+ * an error or throws (on @hono/node-server, the first read of `request.headers` builds a Headers),
+ * and an app that answers synchronously is answered synchronously (a Promise costs node-server its
+ * fast path). Only a request whose URL has `/problems/` in it is checked for a documentation page
+ * before the app runs.
  * @example export default { fetch: agentFriendlyFetch(app.fetch) };
  */
 export function agentFriendlyFetch<A extends unknown[] = []>(
   handler: FetchHandler<A>,
   options: AgentFriendlyOptions = {},
-): (request: Request, ...rest: A) => Promise<Response> {
-  return async (request, ...rest) => {
-    const page = await docsPage(request, options);
-    if (page) return page;
-    if (!isAgentRequest(request)) return handler(request, ...rest);
-    const facts: RequestFacts = { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
-    let response: Response;
+): (request: Request, ...rest: A) => Response | Promise<Response> {
+  const answer = (request: Request, response: Response): Response | Promise<Response> =>
+    response.status < 400 || !isAgentRequest(request) ? response : convertErrorResponse(response, factsOf(request, options), options);
+  const fail = (request: Request, error: unknown): Response => {
+    // A browser's request fails as it would without the wrapper.
+    if (!isAgentRequest(request)) throw error;
+    const facts = factsOf(request, options);
+    return renderedResponse(renderThrown(error, facts.accept, facts.base, options), facts.method);
+  };
+  const run = (request: Request, rest: A): Response | Promise<Response> => {
+    let result: Response | Promise<Response>;
     try {
-      response = await handler(request, ...rest);
+      result = handler(request, ...rest);
     } catch (error) {
-      return renderedResponse(renderThrown(error, facts.accept, facts.base, options), facts.method);
+      return fail(request, error);
     }
-    return response.status >= 400 ? convertErrorResponse(response, facts, options) : response;
+    if (typeof (result as Promise<Response>).then === 'function')
+      return (result as Promise<Response>).then((response) => answer(request, response), (error: unknown) => fail(request, error));
+    return answer(request, result as Response);
+  };
+  return (request, ...rest) => {
+    if (options.docs === false || !request.url.includes('/problems/')) return run(request, rest);
+    return docsPage(request, options).then((page) => page ?? run(request, rest));
   };
 }

@@ -192,6 +192,36 @@ describe('agentFriendlyFetch', () => {
   it('serves the page of each code at /problems/{code}: HTML for browsers, JSON for agents', async () => {
     await expectDocsPages(get);
   });
+
+  it("answers a synchronous app's success synchronously, without reading the request's headers", () => {
+    const wrapped = agentFriendlyFetch(app);
+    for (const [path, status] of [['/ok', 200], ['/stream', 200]] as const) {
+      const request = new Request(`http://shop.test${path}`, { headers: AGENT });
+      let reads = 0;
+      const headers = request.headers;
+      Object.defineProperty(request, 'headers', { get: () => (reads++, headers) });
+      const response = wrapped(request);
+      expect(response).toBeInstanceOf(Response);
+      expect((response as Response).status).toBe(status);
+      expect(reads).toBe(0);
+      void (response as Response).body?.cancel();
+    }
+    // An error is where the request is read: an agent's 404 is converted, a Promise of the answer.
+    const missing = wrapped(new Request('http://shop.test/nowhere', { headers: AGENT }));
+    expect(missing).toBeInstanceOf(Promise);
+  });
+
+  it("lets a browser's thrown error out as it would leave the app, and renders an agent's", async () => {
+    const wrapped = agentFriendlyFetch(app, { onError: () => undefined });
+    expect(() => wrapped(new Request('http://shop.test/boom', { headers: BROWSER }))).toThrow('secret db password');
+    const later = agentFriendlyFetch(async (request: Request) => app(request), { onError: () => undefined });
+    await expect(later(new Request('http://shop.test/boom', { headers: BROWSER }))).rejects.toThrow('secret db password');
+    for (const each of [wrapped, later]) {
+      const answer = await each(new Request('http://shop.test/boom', { headers: AGENT }));
+      expect(answer.status).toBe(500);
+      expect((await answer.json()).error.code).toBe('internal');
+    }
+  });
 });
 
 describe('readCapped', () => {
