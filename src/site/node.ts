@@ -256,9 +256,20 @@ function patchPrototype(prototype: object | null, options: AgentFriendlyOptions)
   // they stand behind these, and let through what these have decided.
   const before: Originals = { writeHead: target.writeHead, write: target.write, end: target.end };
   const own = wrappers(prototypeWatch(before, options));
-  target.writeHead = own.writeHead;
-  target.write = own.write;
-  target.end = own.end;
+  // A response whose status is below 400 goes straight to the method the wrapper stands in front
+  // of, with the arguments it was given: no lookup, and node's own methods see the calls they would
+  // without the wrapper. Only a status of 400 or more can have a capture, which keeps that status
+  // while it holds the response.
+  const { writeHead: head, write: chunk, end: last } = before;
+  target.writeHead = function writeHead(this: ServerResponse, status: unknown): unknown {
+    return Reflect.apply((status as number) < 400 ? head : own.writeHead, this, arguments);
+  };
+  target.write = function write(this: ServerResponse): unknown {
+    return Reflect.apply(this.statusCode < 400 ? chunk : own.write, this, arguments);
+  };
+  target.end = function end(this: ServerResponse): unknown {
+    return Reflect.apply(this.statusCode < 400 ? last : own.end, this, arguments);
+  };
   patched.set(prototype, options);
   return true;
 }
