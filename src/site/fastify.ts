@@ -53,15 +53,20 @@ async function readWebStream(stream: ReadableStream<Uint8Array>, cap: number, fa
   return body.head ? Buffer.from(body.head.buffer, body.head.byteOffset, Math.min(body.head.byteLength, cap)) : Buffer.alloc(0);
 }
 
-/**
- * The first `cap` bytes of an onSend payload: null for no body, undefined for a payload this hook
- * does not read (a Fetch Response, which carries its own status and headers).
- */
-async function readPayload(payload: unknown, cap: number, failed: (error: unknown) => void): Promise<Buffer | null | undefined> {
+/** The first `cap` bytes of an onSend payload held in memory: null for no body, undefined for a payload that is not (a stream, a Response). */
+function payloadBytes(payload: unknown, cap: number): Buffer | null | undefined {
   if (payload === null || payload === undefined) return null;
   if (typeof payload === 'string') return Buffer.from(payload).subarray(0, cap);
   if (payload instanceof Uint8Array) return Buffer.from(payload.buffer, payload.byteOffset, Math.min(payload.byteLength, cap));
-  if (typeof payload !== 'object') return undefined;
+  return undefined;
+}
+
+/**
+ * The first `cap` bytes of an onSend payload that is a stream, read: undefined for a payload this
+ * hook does not read (a Fetch Response, which carries its own status and headers).
+ */
+async function readStreamPayload(payload: unknown, cap: number, failed: (error: unknown) => void): Promise<Buffer | undefined> {
+  if (typeof payload !== 'object' || payload === null) return undefined;
   if (typeof (payload as { pipe?: unknown }).pipe === 'function') return readNodeStream(payload as NodeJS.ReadableStream, cap, failed);
   if (typeof (payload as { getReader?: unknown }).getReader === 'function') return readWebStream(payload as ReadableStream<Uint8Array>, cap, failed);
   return undefined;
@@ -150,13 +155,25 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
   fastify.addHook('onSend', (request, reply, payload, done) => {
     // Hooks that finish at once for what they leave alone: a success, a rendered reply, a browser.
     if (reply.statusCode < 400 || rendered.has(reply) || !isAgentRequest({ headers: request.headers })) return done(null, payload);
-    convertPayload(request, reply, payload).then((body) => done(null, body), done);
+    const bytes = payloadBytes(payload, cap);
+    if (bytes !== undefined) {
+      // A body in memory (Fastify's own 404 and error replies are strings) is converted at once, as
+      // a success is let through: the hook finishes in the same turn either way.
+      let body: unknown;
+      try {
+        body = convert(request, reply, payload, bytes);
+      } catch (error) {
+        return done(error as Error);
+      }
+      return done(null, body);
+    }
+    readStreamPayload(payload, cap, (error) => options.onError?.(error))
+      .then((read) => (read === undefined ? payload : convert(request, reply, payload, read)))
+      .then((body) => done(null, body), done);
   });
 
-  /** The app's error payload as this contract for an agent, or as it was when it already is. */
-  async function convertPayload(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-    const body = await readPayload(payload, cap, (error) => options.onError?.(error));
-    if (body === undefined) return payload;
+  /** The app's error payload, of which `body` is the first bytes, as this contract for an agent, or as it was when it already is. */
+  function convert(request: FastifyRequest, reply: FastifyReply, payload: unknown, body: Buffer | null): unknown {
     const converted = convertAppError(
       { status: reply.statusCode, headers: reply.getHeaders() as Record<string, string | string[]>, body: body === null ? null : new Uint8Array(body.buffer, body.byteOffset, body.byteLength) },
       request.headers.accept ?? null,

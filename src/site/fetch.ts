@@ -9,6 +9,7 @@ import {
   renderThrown,
   type AgentFriendlyOptions,
   type Rendered,
+  type RequestHeadersLike,
 } from './friendly.js';
 
 /** A Fetch API app; extra arguments (a Worker's env and ctx, Hono's bindings) are passed through. */
@@ -134,6 +135,69 @@ export interface RequestFacts {
   readonly base: string;
 }
 
+// @hono/node-server's Response keeps [status, body, headers] under a symbol of its own until
+// something reads it as a Fetch Response; reading `body` there builds an undici Response and a
+// stream (several microseconds). A string or byte body found in that tuple is read as it is. The
+// symbol is private, so it is recognised by its description and its tuple's shape; any other
+// Response (a materialised one, another runtime's) takes the stream path.
+let cacheSymbol: symbol | undefined;
+
+type Parts = readonly [number, string | Uint8Array | null, RequestHeadersLike | [string, string][] | undefined];
+
+function isParts(value: unknown): value is Parts {
+  return Array.isArray(value) && value.length === 3 && typeof value[0] === 'number' && (value[1] === null || typeof value[1] === 'string' || value[1] instanceof Uint8Array);
+}
+
+function cachedParts(response: Response): Parts | undefined {
+  if (cacheSymbol !== undefined) {
+    const parts = (response as unknown as Record<symbol, unknown>)[cacheSymbol];
+    return isParts(parts) ? parts : undefined;
+  }
+  for (const symbol of Object.getOwnPropertySymbols(response)) {
+    const parts = (response as unknown as Record<symbol, unknown>)[symbol];
+    if (symbol.description === 'cache' && isParts(parts)) {
+      cacheSymbol = symbol;
+      return parts;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The tuple's headers as one plain object of lower-case names (the form node-server writes without
+ * copying), or undefined when they hold several Set-Cookie lines, which cannot be joined into one.
+ */
+function plainHeaders(input: Parts[2]): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  if (input === undefined) return out;
+  const entries = input instanceof Headers || Array.isArray(input) ? input : Object.entries(input);
+  for (const [name, value] of entries as Iterable<[string, string | string[] | undefined]>) {
+    if (value === undefined) continue;
+    const key = String(name).toLowerCase();
+    if (key === 'set-cookie' && (key in out || (Array.isArray(value) && value.length > 1))) return undefined;
+    const text = Array.isArray(value) ? value.join(', ') : String(value);
+    out[key] = key in out ? `${out[key]}, ${text}` : text;
+  }
+  return out;
+}
+
+/** The agent's answer for an error response still in node-server's tuple, or undefined when it is not in one. */
+export function convertCached(response: Response, facts: RequestFacts, options: AgentFriendlyOptions): Response | undefined {
+  const parts = cachedParts(response);
+  if (parts === undefined) return undefined;
+  const [status, body] = parts;
+  const headers = plainHeaders(parts[2]);
+  if (headers === undefined) return undefined;
+  const cap = options.bufferBytes ?? Infinity;
+  const head = body === null ? null : typeof body === 'string' ? (body.length > cap ? body.slice(0, cap) : body) : body.subarray(0, cap);
+  const converted = convertAppError({ status, headers, body: head }, facts.accept, facts.base);
+  if (converted === null) return response;
+  for (const name of converted.drop) delete headers[name];
+  Object.assign(headers, converted.set);
+  headers['content-length'] = String(utf8Length(converted.body));
+  return new Response(facts.method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
+}
+
 /**
  * The Response an agent gets for an app's error Response (status >= 400): at most `bufferBytes`
  * of its body are read and converted through convertAppError, and the rest of the stream is
@@ -159,6 +223,11 @@ export async function convertErrorResponse(response: Response, request: RequestF
   return new Response(request.method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
 }
 
+/** The agent's answer for an app's error Response: from node-server's tuple when it is in one, else read from its body. */
+export function convertAnyResponse(response: Response, facts: RequestFacts, options: AgentFriendlyOptions): Response | Promise<Response> {
+  return convertCached(response, facts, options) ?? convertErrorResponse(response, facts, options);
+}
+
 /** What the adapter needs of a request to answer it with an error: read only when it does. */
 function factsOf(request: Request, options: AgentFriendlyOptions): RequestFacts {
   return { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
@@ -180,7 +249,7 @@ export function agentFriendlyFetch<A extends unknown[] = []>(
   options: AgentFriendlyOptions = {},
 ): (request: Request, ...rest: A) => Response | Promise<Response> {
   const answer = (request: Request, response: Response): Response | Promise<Response> =>
-    response.status < 400 || !isAgentRequest(request) ? response : convertErrorResponse(response, factsOf(request, options), options);
+    response.status < 400 || !isAgentRequest(request) ? response : convertAnyResponse(response, factsOf(request, options), options);
   const fail = (request: Request, error: unknown): Response => {
     // A browser's request fails as it would without the wrapper.
     if (!isAgentRequest(request)) throw error;

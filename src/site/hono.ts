@@ -1,12 +1,12 @@
 // AgentFriendly for Hono 4: one middleware, mounted first, for an app's error responses and its
-// thrown errors; or, on node with no middleware, an error handler for its thrown errors while
-// node:http's agentFriendly converts its error responses. Only types come from 'hono', so importing
-// this package never requires Hono.
+// thrown errors; or, with no middleware, an error handler for its thrown errors while
+// agentFriendlyFetch (or node:http's agentFriendly) converts its error responses. Only types come
+// from 'hono', so importing this package never requires Hono.
 import type { Context, MiddlewareHandler } from 'hono';
-import { convertErrorResponse, docsPage, fetchBase, renderedResponse, utf8Length, type RequestFacts } from './fetch.js';
+import { convertAnyResponse, docsPage, fetchBase, renderedResponse, type RequestFacts } from './fetch.js';
 import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import { isAgentError } from './agent-error.js';
-import { convertAppError, isAgentRequest, originOf, renderThrown, type AgentFriendlyOptions, type RequestHeadersLike } from './friendly.js';
+import { isAgentRequest, originOf, renderThrown, type AgentFriendlyOptions } from './friendly.js';
 
 /** Hono's HTTPException, by the shape Hono's own error handler checks: an error that carries its response. */
 function isHttpException(error: Error): boolean {
@@ -28,69 +28,6 @@ interface Incoming {
 function incomingOf(c: Context): Incoming | undefined {
   const incoming = (c.env as { incoming?: Incoming } | undefined)?.incoming;
   return incoming && typeof incoming.headers === 'object' && incoming.headers !== null ? incoming : undefined;
-}
-
-// @hono/node-server's Response keeps [status, body, headers] under a symbol of its own until
-// something reads it as a Fetch Response; reading `body` there builds an undici Response and a
-// stream (several microseconds). A string or byte body found in that tuple is read as it is. The
-// symbol is private, so it is recognised by its description and its tuple's shape; any other
-// Response (a materialised one, another runtime's) takes the stream path.
-let cacheSymbol: symbol | undefined;
-
-type Parts = readonly [number, string | Uint8Array | null, RequestHeadersLike | [string, string][] | undefined];
-
-function isParts(value: unknown): value is Parts {
-  return Array.isArray(value) && value.length === 3 && typeof value[0] === 'number' && (value[1] === null || typeof value[1] === 'string' || value[1] instanceof Uint8Array);
-}
-
-function cachedParts(response: Response): Parts | undefined {
-  if (cacheSymbol !== undefined) {
-    const parts = (response as unknown as Record<symbol, unknown>)[cacheSymbol];
-    return isParts(parts) ? parts : undefined;
-  }
-  for (const symbol of Object.getOwnPropertySymbols(response)) {
-    const parts = (response as unknown as Record<symbol, unknown>)[symbol];
-    if (symbol.description === 'cache' && isParts(parts)) {
-      cacheSymbol = symbol;
-      return parts;
-    }
-  }
-  return undefined;
-}
-
-/**
- * The tuple's headers as one plain object of lower-case names (the form node-server writes without
- * copying), or undefined when they hold several Set-Cookie lines, which cannot be joined into one.
- */
-function plainHeaders(input: Parts[2]): Record<string, string> | undefined {
-  const out: Record<string, string> = {};
-  if (input === undefined) return out;
-  const entries = input instanceof Headers || Array.isArray(input) ? input : Object.entries(input);
-  for (const [name, value] of entries as Iterable<[string, string | string[] | undefined]>) {
-    if (value === undefined) continue;
-    const key = String(name).toLowerCase();
-    if (key === 'set-cookie' && (key in out || (Array.isArray(value) && value.length > 1))) return undefined;
-    const text = Array.isArray(value) ? value.join(', ') : String(value);
-    out[key] = key in out ? `${out[key]}, ${text}` : text;
-  }
-  return out;
-}
-
-/** The agent's answer for an error response still in node-server's tuple, or undefined when it is not in one. */
-function convertCached(response: Response, facts: RequestFacts, options: AgentFriendlyOptions): Response | undefined {
-  const parts = cachedParts(response);
-  if (parts === undefined) return undefined;
-  const [status, body] = parts;
-  const headers = plainHeaders(parts[2]);
-  if (headers === undefined) return undefined;
-  const cap = options.bufferBytes ?? Infinity;
-  const head = body === null ? null : typeof body === 'string' ? (body.length > cap ? body.slice(0, cap) : body) : body.subarray(0, cap);
-  const converted = convertAppError({ status, headers, body: head }, facts.accept, facts.base);
-  if (converted === null) return response;
-  for (const name of converted.drop) delete headers[name];
-  Object.assign(headers, converted.set);
-  headers['content-length'] = String(utf8Length(converted.body));
-  return new Response(facts.method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
 }
 
 /**
@@ -126,18 +63,20 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
       return answerThrown(c, incoming, c.error, options);
     }
     const f = factsOf(c, incoming, options);
-    replace(c, convertCached(c.res, f, options) ?? (await convertErrorResponse(c.res, f, options)));
+    const answer = convertAnyResponse(c.res, f, options);
+    replace(c, answer instanceof Promise ? await answer : answer);
   };
 }
 
 /**
  * Hono's error handler (`app.onError`), for an app whose error responses AgentFriendly converts
- * without the middleware: node:http's `agentFriendly` around @hono/node-server's listener, which
- * costs a success nothing in Hono. An agent gets a thrown AgentError rendered, and any other thrown
+ * without the middleware: `agentFriendlyFetch` around the app's fetch (any runtime), or on node
+ * node:http's `agentFriendly` around @hono/node-server's listener. Neither takes Hono off its fast
+ * path for a route with one handler, as any middleware does. An agent gets a thrown AgentError rendered, and any other thrown
  * error (not an HTTPException) as the unknown-code error with a generic message; a browser gets
  * what Hono's own handler gives. Every thrown error that is not an AgentError or an HTTPException
  * goes to `onError` (else to console.error, as Hono's handler logs it), never to a caller.
- * @example app.onError(agentErrorHandlerHono()); http.createServer(agentFriendly(getRequestListener(app.fetch)));
+ * @example app.onError(agentErrorHandlerHono()); export default { fetch: agentFriendlyFetch(app.fetch) };
  */
 export function agentErrorHandlerHono(options: AgentFriendlyOptions = {}): (error: Error, c: Context) => Response {
   return (error, c) => {

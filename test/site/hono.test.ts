@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentErrorHandlerHono, agentFriendlyHono } from '../../src/site/hono.js';
+import { agentFriendlyFetch } from '../../src/site/fetch.js';
 import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { AGENT, counted, PROBLEM, BROWSER, ANY, SIGNED, expectBytes, expectCappedError, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors, expectSuccessUntouched } from '../helpers/agents.js';
@@ -208,10 +209,16 @@ describe('AgentFriendly on Hono', () => {
   });
 });
 
-describe("AgentFriendly for node:http around @hono/node-server's listener, without the middleware", () => {
+/** The two ways to convert a Hono app's error responses without its middleware, as the README gives them. */
+const WITHOUT_MIDDLEWARE: [string, (fetch: Hono['fetch']) => Parameters<typeof serve>[0]][] = [
+  ["node:http's agentFriendly around @hono/node-server's listener", (fetch) => agentFriendly(getRequestListener(fetch))],
+  ["agentFriendlyFetch around the app's fetch", (fetch) => getRequestListener(agentFriendlyFetch(fetch)) as Parameters<typeof serve>[0]],
+];
+
+describe.each(WITHOUT_MIDDLEWARE)('AgentFriendly for Hono without the middleware: %s', (_name, integrate) => {
   let wrapped: TestServer;
   beforeAll(async () => {
-    wrapped = await serve(agentFriendly(getRequestListener(routes(new Hono()).fetch)));
+    wrapped = await serve(integrate(routes(new Hono()).fetch));
   });
   afterAll(() => wrapped.close());
   const at = (path: string, headers: Record<string, string>, method = 'GET') => get(path, headers, wrapped.url, method);
@@ -241,7 +248,7 @@ describe("AgentFriendly for node:http around @hono/node-server's listener, witho
     const heard: unknown[] = [];
     const app = routes(new Hono());
     app.onError(agentErrorHandlerHono({ onError: (e) => heard.push(e) }));
-    const handled = await serve(agentFriendly(getRequestListener(app.fetch)));
+    const handled = await serve(integrate(app.fetch));
     try {
       const get = (path: string, headers: Record<string, string>, method = 'GET') => fetch(`${handled.url}${path}`, { headers, method });
       await expectThrownAgentErrors(get);
