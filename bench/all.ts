@@ -34,7 +34,7 @@ type Json = Record<string, any>;
 const plainRows = (bench: string) => (json: Json): ReportRow[] =>
   (json.rows as Json[]).map((r) => ({ bench, measure: String(r.measure), ratio: r.ratio, target: targetText(r.target), verdict: r.verdict }));
 
-const ADAPTER_NAMES: Record<string, string> = { node: 'node:http', express: 'Express', fastify: 'Fastify', hono: 'Hono' };
+const ADAPTER_NAMES: Record<string, string> = { node: 'node:http', express: 'Express', fastify: 'Fastify', hono: 'Hono, middleware', fetch: 'Hono, agentFriendlyFetch(app.fetch)' };
 const CASE_NAMES: Record<string, string> = { json: '1 KB JSON', stream: '1 MiB stream', '404': "app's 404, converted" };
 
 /** The benchmarks, in the order they run. */

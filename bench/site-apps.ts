@@ -1,5 +1,6 @@
 // The apps bench/site.ts loads: the same three routes on node:http, Express 5, Fastify 5 and Hono
-// (on @hono/node-server), each bare or wrapped in its AgentFriendly adapter (or, for
+// (on @hono/node-server; twice: with the middleware, and as a Fetch API app wrapped by
+// agentFriendlyFetch), each bare or wrapped in its AgentFriendly adapter (or, for
 // bench/site-pieces.ts, a no-op integration or the changed adapters of bench/site-fixes.ts; see
 // VARIANTS). Imported by bench/site-server.ts (one server per child process) and, for the shared
 // constants, by the bench/site*.ts scripts.
@@ -16,9 +17,10 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyPluginAsync } from 'fastify';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 
-export const ADAPTERS = ['node', 'express', 'fastify', 'hono'] as const;
+/** `fetch`: the Hono app of `hono` with no middleware, its app.fetch wrapped by agentFriendlyFetch. */
+export const ADAPTERS = ['node', 'express', 'fastify', 'hono', 'fetch'] as const;
 export type Adapter = (typeof ADAPTERS)[number];
 /**
  * bare: the app alone. wrapped: with its AgentFriendly adapter from src/site. noop: with an
@@ -120,7 +122,11 @@ interface Integration {
   express?: { first: (req: IncomingMessage, res: ServerResponse, next: Next) => void; last?: (error: unknown, req: IncomingMessage, res: ServerResponse, next: Next) => void };
   fastify?: FastifyPluginAsync;
   hono?: MiddlewareHandler;
+  /** Around the Hono app's fetch, and its error handler (app.onError). */
+  fetch?: { around: (fetch: FetchApp) => FetchApp; onError?: (error: Error, c: Context) => Response };
 }
+
+type FetchApp = (request: Request, ...rest: any[]) => Response | Promise<Response>;
 
 async function integration(variant: Variant, adapter: Adapter): Promise<Integration> {
   if (variant === 'bare') return {};
@@ -160,6 +166,9 @@ async function integration(variant: Variant, adapter: Adapter): Promise<Integrat
             await next();
           },
         };
+      case 'fetch':
+        // A synchronous pass-through, as agentFriendlyFetch is for an app that answers synchronously.
+        return { fetch: { around: (fetch) => (request, ...rest) => fetch(request, ...rest) } };
     }
   }
   // Only the adapter's own module is loaded, as a site using that framework would.
@@ -179,6 +188,13 @@ async function integration(variant: Variant, adapter: Adapter): Promise<Integrat
     case 'hono': {
       const { agentFriendlyHono } = await import('../src/site/hono.js');
       return { hono: agentFriendlyHono() };
+    }
+    case 'fetch': {
+      // What the README gives a Hono app without a middleware: the Fetch adapter around app.fetch,
+      // and the Hono error handler that renders thrown AgentErrors for agents.
+      const { agentFriendlyFetch } = await import('../src/site/fetch.js');
+      const { agentErrorHandlerHono } = await import('../src/site/hono.js');
+      return { fetch: { around: (fetch) => agentFriendlyFetch(fetch), onError: agentErrorHandlerHono() } };
     }
   }
 }
@@ -217,6 +233,7 @@ async function honoApp(around: Integration): Promise<Running> {
   const { serve } = await import('@hono/node-server');
   const app = new Hono();
   if (around.hono) app.use(around.hono);
+  if (around.fetch?.onError) app.onError(around.fetch.onError);
   app.get('/json', (c) => c.json(JSON_BODY));
   app.get('/stream', (c) => c.body(webStream(), 200, { 'content-type': 'application/octet-stream' }));
   if (process.env.HONO_LISTENER === '1') {
@@ -226,7 +243,8 @@ async function honoApp(around: Integration): Promise<Running> {
     return listen(createServer(agentFriendly(getRequestListener(app.fetch))));
   }
   const server = await new Promise<Server>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
+    const fetch = around.fetch ? around.fetch.around(app.fetch) : app.fetch;
+    const s = serve({ fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s as Server));
   });
   return listen(server);
 }
@@ -242,6 +260,7 @@ export async function startApp(adapter: Adapter, variant: Variant): Promise<Runn
     case 'fastify':
       return fastifyApp(around);
     case 'hono':
+    case 'fetch':
       return honoApp(around);
   }
 }

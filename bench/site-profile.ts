@@ -9,7 +9,8 @@
 //
 //   npx tsx bench/site-profile.ts <node|express|fastify|hono> <json|stream|404> [seconds=4] [--keep]
 //
-// PROFILE_VARIANT=noop profiles the no-op integration of bench/site-apps.ts in place of the adapter:
+// PROFILE_BEFORE=404 has each server serve that case for a second before the warm-up (bench/site.ts's
+// warm-up ends in the 404s). PROFILE_VARIANT=noop profiles the no-op integration of bench/site-apps.ts in place of the adapter:
 // the floor any integration of that shape pays.
 //
 // --keep leaves the .cpuprofile files (open them in Chrome DevTools) and prints where they are.
@@ -96,6 +97,9 @@ async function profileOne(adapter: Adapter, variant: Variant, kase: Case, second
   const out = join(dir, variant);
   const server = await startServer(built!.entry, adapter, variant, variant, ['--cpu-prof', `--cpu-prof-dir=${out}`], fixes ? { SITE_FIXES: fixes } : {});
   try {
+    // PROFILE_BEFORE=404: the app first serves another case, as bench/site.ts's warm-up ends in its 404s.
+    const before = process.env.PROFILE_BEFORE as Case | undefined;
+    if (before !== undefined && before in PATHS) await load(server.origin, PATHS[before], 1, `before ${variant}`);
     await load(server.origin, PATHS[kase], 1, `warm-up ${variant}`);
   } catch (error) {
     await stopServer(server.child);
@@ -142,6 +146,10 @@ async function main(): Promise<void> {
       console.log(`\n${label}: top self time, us per request`);
       for (const [k, us] of [...p.self].sort((a, b) => b[1] - a[1]).slice(0, 22)) console.log(`  ${perRequest(p, us).toFixed(3).padStart(8)}  ${k}`);
     }
+    console.log('\nlargest differences in self time, wrapped - bare, us per request');
+    const names = new Set([...bare.self.keys(), ...wrapped.self.keys()]);
+    const diffs = [...names].map((k) => [k, perRequest(wrapped, wrapped.self.get(k) ?? 0) - perRequest(bare, bare.self.get(k) ?? 0)] as const);
+    for (const [k, d] of diffs.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, 25)) console.log(`  ${d.toFixed(3).padStart(8)}  ${k}`);
     console.log('\nwrapped: inclusive time of src/site frames, us per request');
     for (const [k, us] of [...wrapped.inclusive].filter(([k]) => k.includes(' src/') || k.includes('site-fixes')).sort((a, b) => b[1] - a[1]).slice(0, 40))
       console.log(`  ${perRequest(wrapped, us).toFixed(3).padStart(8)}  ${k}`);

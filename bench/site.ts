@@ -7,8 +7,10 @@
 //   npx tsx bench/site.ts --json   the same as JSON
 //
 // Apps (bench/site-apps.ts): node:http (agentFriendly(listener)), Express 5 (agentFriendlyExpress()
-// first, agentErrorHandler() last), Fastify 5 (the agentFriendlyFastify plugin) and Hono 4 on
-// @hono/node-server (agentFriendlyHono() first), each with the same three routes, bare or wrapped.
+// first, agentErrorHandler() last), Fastify 5 (the agentFriendlyFastify plugin), Hono 4 on
+// @hono/node-server (agentFriendlyHono() first), and the same Hono app with no middleware as a Fetch
+// API app (agentFriendlyFetch(app.fetch), app.onError(agentErrorHandlerHono())), each with the same
+// three routes, bare or wrapped.
 // Every app is a server in a child process of its own (bench/site-server.ts, compiled by
 // bench/site-build.ts with TypeScript's emitter, as dist/ ships it, and run by plain `node`, not
 // under tsx, whose esbuild transform adds a __name() call to every closure the adapters make): the
@@ -34,7 +36,9 @@
 // timeouts, every response of the expected status class, and for /stream at least 1 MiB per response.
 //
 // Each round starts every adapter's five servers afresh (checks them, warms each up on each case),
-// measures its cells, in each cell the five servers one after the other, the order rotating
+// measures its cells, in each cell the five servers one after the other after SETTLE_S of that
+// cell's own traffic on each (a server's speed right after another kind of traffic is not its
+// speed on this one: V8 re-optimizes for a change of mix), the order rotating
 // through the permutations, and stops them: a process's own speed is drawn anew each round. The
 // ratio is the median, over the rounds, of the ratios of each wrapped process to each bare one;
 // the A/A control is the median of the per-round ratios of one bare process to the other: the same
@@ -50,7 +54,7 @@
 // does not start, gives a wrong answer, or the load sees errors) exits 1.
 //
 //   --rounds N, --seconds S   override ROUNDS and MEASURE_S (the defaults keep a run near 6 minutes)
-//   --only a,b                measure only these adapters (node, express, fastify, hono)
+//   --only a,b                measure only these adapters (node, express, fastify, hono, fetch)
 //
 // Where the time goes: npx tsx bench/site-profile.ts <adapter> <case> (CPU profiles of one bare and
 // one wrapped server).
@@ -78,6 +82,7 @@ const flag = (name: string, fallback: number): number => {
 };
 const MEASURE_S = flag('--seconds', 1); // per measurement: 1 s, not 1.5-2, so that 12 cells x 5 servers x ROUNDS fit in ~6 minutes
 const WARMUP_S = 0.4; // per server and case, after each start
+const SETTLE_S = 0.3; // per server, on a cell's case just before the cell is measured
 /** --only node,express: some adapters (npm run bench measures all four). */
 const MEASURED: readonly Adapter[] = process.argv.includes('--only')
   ? ADAPTERS.filter((a) => process.argv[process.argv.indexOf('--only') + 1]!.split(',').includes(a))
@@ -90,7 +95,7 @@ const CASES = ['json', 'stream', '404'] as const;
 type Case = (typeof CASES)[number];
 const PATHS: Record<Case, string> = { json: '/json', stream: '/stream', '404': '/missing' };
 const TARGETS: Record<Case, number> = { json: 0.97, stream: 0.97, '404': 0.5 };
-const ADAPTER_NAMES: Record<Adapter, string> = { node: 'node:http', express: 'Express 5', fastify: 'Fastify 5', hono: 'Hono (node-server)' };
+const ADAPTER_NAMES: Record<Adapter, string> = { node: 'node:http', express: 'Express 5', fastify: 'Fastify 5', hono: 'Hono (node-server)', fetch: 'agentFriendlyFetch (Hono app.fetch)' };
 const CASE_NAMES: Record<Case, string> = { json: '1 KB JSON 200', stream: '1 MiB streamed 200', '404': "app's own 404 (agent)" };
 
 /** The servers of an adapter: two processes of the app with the adapter, two of the bare app, and one of the no-op integration. */
@@ -233,6 +238,7 @@ function isOwn404(adapter: Adapter, r: { status: number; type: string; body: Buf
     case 'fastify':
       return r.type.startsWith('application/json') && JSON.stringify(JSON.parse(text)) === JSON.stringify({ message: 'Route GET:/missing not found', error: 'Not Found', statusCode: 404 });
     case 'hono':
+    case 'fetch':
       return r.type.startsWith('text/plain') && text === '404 Not Found';
   }
 }
@@ -367,6 +373,11 @@ async function main(): Promise<void> {
           for (const kase of CASES) for (const side of SIDES) await load(server(adapter, side).origin, PATHS[kase], WARMUP_S, `warm-up ${adapter} ${side} ${kase}`);
           for (const [c, cell] of cells.entries()) {
             if (cell.adapter !== adapter) continue;
+            // Each server settles on the cell's own traffic first: what it last served was another
+            // case (the JSON cell follows the warm-up's burst of 404s), and V8 takes a moment to
+            // re-optimize for a new mix (a Fastify app's JSON replies run slower for about half a
+            // second after a burst of converted 404s, then as fast as before).
+            for (const side of SIDES) await load(server(adapter, side).origin, PATHS[cell.case], SETTLE_S, `settle ${adapter} ${side} ${cell.case}`);
             const got = {} as Record<Side, number>;
             const cpu = {} as Record<Side, number>;
             // Rotating by cell as well as by round, so one round does not put one side first everywhere.
