@@ -9,7 +9,7 @@ import {
   renderThrown,
   type AgentFriendlyOptions,
   type Rendered,
-  type RequestHeadersLike,
+  type Conversion,
 } from './friendly.js';
 
 /** A Fetch API app; extra arguments (a Worker's env and ctx, Hono's bindings) are passed through. */
@@ -142,7 +142,7 @@ export interface RequestFacts {
 // Response (a materialised one, another runtime's) takes the stream path.
 let cacheSymbol: symbol | undefined;
 
-type Parts = readonly [number, string | Uint8Array | null, RequestHeadersLike | [string, string][] | undefined];
+type Parts = readonly [number, string | Uint8Array | null, Headers | Record<string, string> | [string, string][] | undefined];
 
 function isParts(value: unknown): value is Parts {
   return Array.isArray(value) && value.length === 3 && typeof value[0] === 'number' && (value[1] === null || typeof value[1] === 'string' || value[1] instanceof Uint8Array);
@@ -163,39 +163,32 @@ function cachedParts(response: Response): Parts | undefined {
   return undefined;
 }
 
-/**
- * The tuple's headers as one plain object of lower-case names (the form node-server writes without
- * copying), or undefined when they hold several Set-Cookie lines, which cannot be joined into one.
- */
-function plainHeaders(input: Parts[2]): Record<string, string> | undefined {
-  const out: Record<string, string> = {};
-  if (input === undefined) return out;
-  const entries = input instanceof Headers || Array.isArray(input) ? input : Object.entries(input);
-  for (const [name, value] of entries as Iterable<[string, string | string[] | undefined]>) {
-    if (value === undefined) continue;
-    const key = String(name).toLowerCase();
-    if (key === 'set-cookie' && (key in out || (Array.isArray(value) && value.length > 1))) return undefined;
-    const text = Array.isArray(value) ? value.join(', ') : String(value);
-    out[key] = key in out ? `${out[key]}, ${text}` : text;
-  }
-  return out;
-}
-
-/** The agent's answer for an error response still in node-server's tuple, or undefined when it is not in one. */
+/** The agent's answer for an error still in node-server's tuple, or undefined when it is not in one. */
 export function convertCached(response: Response, facts: RequestFacts, options: AgentFriendlyOptions): Response | undefined {
   const parts = cachedParts(response);
   if (parts === undefined) return undefined;
-  const [status, body] = parts;
-  const headers = plainHeaders(parts[2]);
-  if (headers === undefined) return undefined;
-  const cap = options.bufferBytes ?? Infinity;
+  const [status, body, headers] = parts;
+  const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
   const head = body === null ? null : typeof body === 'string' ? (body.length > cap ? body.slice(0, cap) : body) : body.subarray(0, cap);
   const converted = convertAppError({ status, headers, body: head }, facts.accept, facts.base);
-  if (converted === null) return response;
-  for (const name of converted.drop) delete headers[name];
-  Object.assign(headers, converted.set);
-  headers['content-length'] = String(utf8Length(converted.body));
-  return new Response(facts.method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
+  return converted === null ? response : answer(converted, headers, facts.method);
+}
+
+/** The Response for a conversion: the app's headers, less those that described its body, plus the answer's. */
+function answer(converted: Conversion, init: HeadersInit | undefined, method: string): Response {
+  const length = { 'content-length': String(utf8Length(converted.body)) };
+  let headers: Headers | Record<string, string>;
+  if (init instanceof Headers || Array.isArray(init)) {
+    headers = new Headers(init);
+    for (const name of converted.drop) headers.delete(name);
+    for (const [name, value] of Object.entries({ ...converted.set, ...length })) headers.set(name, value);
+  } else {
+    // A plain record (node-server's tuple holds one) stays one: a Headers costs microseconds a response.
+    headers = {};
+    for (const [name, value] of Object.entries(init ?? {})) if (!converted.drop.has(name.toLowerCase())) headers[name.toLowerCase()] = value;
+    Object.assign(headers, converted.set, length);
+  }
+  return new Response(method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
 }
 
 /**
@@ -216,11 +209,7 @@ export async function convertErrorResponse(response: Response, request: RequestF
     return new Response(read.whole() as ConstructorParameters<typeof Response>[0], { status: response.status, statusText: response.statusText, headers: response.headers });
   }
   read.cancel();
-  const headers = new Headers(response.headers);
-  for (const name of converted.drop) headers.delete(name);
-  for (const [name, value] of Object.entries(converted.set)) headers.set(name, value);
-  headers.set('content-length', String(utf8Length(converted.body)));
-  return new Response(request.method === 'HEAD' ? null : converted.body, { status: converted.status, headers });
+  return answer(converted, response.headers, request.method);
 }
 
 /** The agent's answer for an app's error Response: from node-server's tuple when it is in one, else read from its body. */
