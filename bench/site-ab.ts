@@ -10,7 +10,9 @@
 // Identical servers differ by up to ±3% here (list one twice to see it): compare variants over
 // several servers each. Before measuring, each server answers 20 agent 404s, browser 404s and
 // browser successes, as bench/site.ts's check does; WARM=a404+b404+bjson picks which (WARM=plain, none),
-// and WARM=...+load adds half a second of load on every case first, as bench/site.ts's warm-up.
+// and WARM=...+load adds half a second of load on every case first, as bench/site.ts's warm-up;
+// WARM=...+load+switch then measures the case with no warm-up of its own (1 round: the first
+// moments of a server that switches from a burst of 404s to the case).
 // Every server gets the spec's environment (the adapters read none; for experiments). HONO_LISTENER=1
 // on a bare Hono server puts agentFriendly (node:http) around @hono/node-server's listener instead:
 //   npx tsx bench/site-ab.ts hono json 8 1 -- bare:bare mw:wrapped listener:bare:HONO_LISTENER=1
@@ -42,7 +44,10 @@ try {
   // WARM=...+load: before the case's own warm-up, half a second of load on each case, as bench/site.ts warms up.
   for (const [i, server] of servers.entries())
     if ((specs[i]!.env.WARM ?? '').split('+').includes('load')) for (const path of Object.values(PATHS)) await measure(server, path, 0.5, 'warm-up');
-  for (const server of servers) await measure(server, PATHS[kase], 0.5, 'warm-up');
+  // WARM=...+load+switch: no warm-up on the case itself, so the first round measures a server right
+  // after its last load (404s), as it settles on the new traffic.
+  for (const [i, server] of servers.entries())
+    if (!(specs[i]!.env.WARM ?? '').split('+').includes('switch')) await measure(server, PATHS[kase], 0.5, 'warm-up');
   const rps = specs.map(() => [] as number[]);
   const cpu = specs.map(() => [] as number[]);
   for (let r = 0; r < rounds; r++) {
