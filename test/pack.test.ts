@@ -16,12 +16,14 @@ import { ROOT } from '../codegen/paths.js';
 import { BUDGET_BYTES, measure } from '../bench/size.js';
 
 /**
- * What /agent and /site may weigh, minified and gzipped, before this test fails: the sizes of
- * 2026-11-30 (14,257 and 13,988 B) plus about 5%, a guard against growth. The 8 KiB budget
+ * What /agent and /site may weigh, minified and gzipped, before this test fails: a guard against
+ * growth nobody noticed, while the budget waits on a decision. 15 KiB on 2026-11-30 (the sizes
+ * then, 14,257 and 13,988 B, plus about 5%); 16 KiB, the budget proposed, since 2026-12-01, when
+ * /site reached 15.4 KB with the node:http and Fetch adapters' faster paths. The 8 KiB budget
  * (BUDGET_BYTES) is not met: fromResponse alone, with the vendor readers, page signals and delay
  * formats it needs, weighs 8.4 KB; npm run size prints where the bytes are.
  */
-const GUARD_BYTES = 15 * 1024;
+const GUARD_BYTES = 16 * 1024;
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;

@@ -326,23 +326,49 @@ export function answerThrown(req: IncomingMessage, res: ServerResponse, error: u
   sendRendered(req, res, renderThrown(error, req.headers.accept ?? null, baseFor(req, options), options), ENTITY_HEADERS);
 }
 
+/** Servers given a response class of their own, or found without one to swap. */
+const ownClass = new WeakSet<object>();
+
+/**
+ * Gives the node:http server of `res` a response class of its own (a subclass of the one it
+ * uses), so that the wrappers can go on a prototype no other server shares, as Express gives each
+ * app one: from the next request on, a success costs one status check, as on Express. node keeps
+ * the class under a symbol of the server's named "ServerResponse" (what the ServerResponse option
+ * of http.createServer sets); where there is none, responses keep being watched one by one.
+ */
+function giveOwnClass(req: IncomingMessage, res: ServerResponse): void {
+  const server = (req.socket as { server?: object } | undefined)?.server;
+  if (server === undefined || server === null || ownClass.has(server)) return;
+  ownClass.add(server);
+  const key = Object.getOwnPropertySymbols(server).find((symbol) => symbol.description === 'ServerResponse');
+  const Base = key === undefined ? undefined : (server as Record<symbol, unknown>)[key];
+  if (typeof Base !== 'function' || !(res instanceof Base) || !(Base === ServerResponse || Base.prototype instanceof ServerResponse)) return;
+  (server as Record<symbol, unknown>)[key!] = class AgentFriendlyResponse extends (Base as typeof ServerResponse) {};
+}
+
 /**
  * Wraps a node:http request listener: agents get this contract for the app's error responses and
- * thrown errors; browsers get the app's own pages, byte for byte.
+ * thrown errors; browsers get the app's own pages, byte for byte. After the first request, the
+ * server's responses are of a class of its own whose prototype carries the wrappers (see
+ * giveOwnClass); node's own ServerResponse.prototype is never changed.
  * @example http.createServer(agentFriendly(app)).listen(3000);
  */
 export function agentFriendly(handler: Listener, options: AgentFriendlyOptions = {}): Listener {
+  /** A thrown error or a rejection: an agent's is answered; a browser's leaves as it would without the wrapper. */
+  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+    if (!isAgentRequest(req)) throw error;
+    answerThrown(req, res, error, options);
+  };
   const handle = (req: IncomingMessage, res: ServerResponse): unknown => {
-    if (!isAgentRequest(req)) return handler(req, res);
-    watchResponse(req, res, options);
-    const fail = (error: unknown): void => answerThrown(req, res, error, options);
+    giveOwnClass(req, res);
+    captureErrors(req, res, options, true);
     // Synchronous unless the app is: an await per request costs a plain listener a tenth of its speed.
     try {
       const result = handler(req, res);
-      if (result instanceof Promise) return result.then(undefined, fail);
+      if (result instanceof Promise) return result.then(undefined, (error: unknown) => failed(req, res, error));
       return result;
     } catch (error) {
-      return fail(error);
+      return failed(req, res, error);
     }
   };
   return (req, res) => {

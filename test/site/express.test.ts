@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { ServerResponse } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
@@ -267,6 +268,65 @@ describe('Where the Express adapter puts its wrappers', () => {
 });
 
 describe('AgentFriendly on node:http', () => {
+  const methods = (prototype: object) => ({ writeHead: (prototype as ServerResponse).writeHead, write: (prototype as ServerResponse).write, end: (prototype as ServerResponse).end });
+
+  it("gives the server a response class of its own after its first request, and leaves node's own and other servers' alone", async () => {
+    const untouched = methods(ServerResponse.prototype);
+    const seen: object[] = [];
+    const app = await serve(
+      agentFriendly((_req, res) => {
+        seen.push(Object.getPrototypeOf(res) as object);
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+      }),
+    );
+    const other = await serve((_req, res) => {
+      seen.push(Object.getPrototypeOf(res) as object);
+      res.end('other');
+    });
+    try {
+      for (let i = 0; i < 3; i++) {
+        await expectEnvelope(await get('/x', AGENT, app.url), 404, { code: 'not_found', message: 'Not found' });
+        expect(await (await get('/x', BROWSER, app.url)).text()).toBe('Not found');
+      }
+      expect(await (await get('/', AGENT, other.url)).text()).toBe('other');
+      // The first request is watched on its own; from the second on, the server's own class carries the wrappers.
+      const [first, ...later] = seen.slice(0, 6);
+      expect(first).toBe(ServerResponse.prototype);
+      expect(new Set(later).size).toBe(1);
+      expect(later[0]).not.toBe(ServerResponse.prototype);
+      expect(later[0]).toBeInstanceOf(ServerResponse);
+      expect(methods(later[0]!)).not.toEqual(untouched);
+      expect(seen[6]).toBe(ServerResponse.prototype);
+      expect(methods(ServerResponse.prototype)).toEqual(untouched);
+    } finally {
+      await Promise.all([app.close(), other.close()]);
+    }
+  });
+
+  it('keeps the response class a server was created with, beneath its own', async () => {
+    class Tagged extends ServerResponse {
+      constructor(req: IncomingMessage) {
+        super(req);
+        this.setHeader('x-tagged', '1');
+      }
+    }
+    const server = createServer({ ServerResponse: Tagged }, agentFriendly((_req, res) => void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (let i = 0; i < 3; i++) {
+        const agent = await get('/x', AGENT, url);
+        expect(agent.headers.get('x-tagged')).toBe('1');
+        await expectEnvelope(agent, 404, { code: 'not_found' });
+        const browser = await get('/x', BROWSER, url);
+        expect([browser.headers.get('x-tagged'), await browser.text()]).toEqual(['1', 'Not found']);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it("gives a success's later writes the response's own methods back, so a stream pays nothing per chunk", async () => {
     const seen: boolean[] = [];
     const app = await serve(
