@@ -72,14 +72,15 @@ function applyHeaders(res: ServerResponse, headers: unknown): void {
   for (const [name, values] of grouped) res.setHeader(name, values.length === 1 ? values[0]! : values);
 }
 
-// How a response is watched. Where the response's prototype belongs to one app (Express gives
-// every app its own, app.response), the wrappers of writeHead, write and end go on that prototype
-// once, and a response costs nothing until its status is known: a success goes straight to the
-// method it stands in front of, and only an agent's error gets a capture. Nothing is stored on the
-// response, so it keeps the shape node's and the framework's own code saw when they built it (a
-// property added to each response costs every later access in that code a few microseconds a
-// request). Elsewhere (node's own ServerResponse.prototype, shared by every server in the process,
-// is never changed) an agent's response gets the wrappers as its own methods, watched from the start.
+// How a response is watched. Where the response's prototype belongs to one app or server (Express
+// gives every app its own, app.response; agentFriendly gives a node:http server a class of its
+// own), the wrappers of writeHead, write and end go on that prototype once, and a response costs
+// nothing until its status is known: a success goes straight to the method it stands in front of,
+// and only an agent's error gets a capture. Nothing is stored on a success, so it keeps the shape
+// node's and the framework's own code saw when they built it (a property added to each response
+// costs every later access in that code a few microseconds a request). Elsewhere (node's own
+// ServerResponse.prototype, shared by every server in the process, is never changed) an agent's
+// response gets the wrappers as its own methods, watched from the start.
 type Method = (this: ServerResponse, ...args: unknown[]) => unknown;
 
 /** What a response's writeHead, write and end were before they were wrapped. */
@@ -136,9 +137,6 @@ class Capture {
   }
 }
 
-/** The capture of an agent's error on a prototype that carries the wrappers (one entry an error, none a success). */
-const captures = new WeakMap<ServerResponse, Capture>();
-
 /** Where a wrapper finds a response's capture: on a prototype it may make one, for an agent's error. */
 interface Watch {
   /** The capture still watching `res` (status is the one about to be sent), or undefined when `res` goes out as the app writes it. */
@@ -148,10 +146,10 @@ interface Watch {
 }
 
 /**
- * The capture of a response that carries the wrappers itself, set when an agent's request came in.
- * It is a property of the response, not an entry in `captures`: a response that gets methods of
- * its own changes shape anyway, and a WeakMap entry for each request costs node's garbage collector
- * more than a property does.
+ * The capture of a response: set when an agent's request came in, on a response that carries the
+ * wrappers itself; set when it turns out to be an agent's error, on one whose prototype carries
+ * them (a success never gets it). A property rather than an entry in a WeakMap: an entry costs
+ * node's garbage collector more than the property does, about 3 us of a converted 404 on node:http.
  */
 const CAPTURE = Symbol('agentFriendly.capture');
 type Watched = ServerResponse & { [CAPTURE]?: Capture };
@@ -166,7 +164,7 @@ const OWN_WATCH: Watch = {
 
 /** The capture of a response, however it is watched. */
 function captureOf(res: ServerResponse): Capture | undefined {
-  return (res as Watched)[CAPTURE] ?? captures.get(res);
+  return (res as Watched)[CAPTURE];
 }
 
 /** A capture made the first time an app's response, not yet sent, turns out to be an error for an agent. */
@@ -178,7 +176,7 @@ function prototypeWatch(before: Originals, options: AgentFriendlyOptions): Watch
       if (known !== undefined) return known.capturing === true ? known : undefined;
       if (status < 400 || !isAgentRequest(res.req)) return undefined;
       const capture = new Capture(res.req, optionsOf.get(res) ?? options, before, false, true);
-      captures.set(res, capture);
+      (res as Watched)[CAPTURE] = capture;
       return capture;
     },
     original: (_res, name) => before[name],
