@@ -237,7 +237,7 @@ export function agentFriendlyFetch<A extends unknown[] = []>(
   handler: FetchHandler<A>,
   options: AgentFriendlyOptions = {},
 ): (request: Request, ...rest: A) => Response | Promise<Response> {
-  const answer = (request: Request, response: Response): Response | Promise<Response> =>
+  const respond = (request: Request, response: Response): Response | Promise<Response> =>
     response.status < 400 || !isAgentRequest(request) ? response : convertAnyResponse(response, factsOf(request, options), options);
   const fail = (request: Request, error: unknown): Response => {
     // A browser's request fails as it would without the wrapper.
@@ -253,8 +253,8 @@ export function agentFriendlyFetch<A extends unknown[] = []>(
       return fail(request, error);
     }
     if (typeof (result as Promise<Response>).then === 'function')
-      return (result as Promise<Response>).then((response) => answer(request, response), (error: unknown) => fail(request, error));
-    return answer(request, result as Response);
+      return (result as Promise<Response>).then((response) => respond(request, response), (error: unknown) => fail(request, error));
+    return respond(request, result as Response);
   };
   return (request, ...rest) => {
     if (options.docs === false || !request.url.includes('/problems/')) return run(request, rest);
