@@ -3,9 +3,12 @@
 // adapter. bench/site.ts compiles it (bench/site-build.ts) and runs `node <build>/bench/site-server.js
 // <adapter> <bare|wrapped>`; `npx tsx bench/site-server.ts <adapter> <bare|wrapped>` runs it by hand.
 // Prints {"port": N} when it listens; answers a line "cpu" on stdin with {"cpu", "user", "system"}:
-// microseconds of CPU time so far (process.cpuUsage: every thread, V8's GC helpers included); exits
+// microseconds of CPU time so far (process.cpuUsage: every thread, V8's GC helpers included), and
+// "idle", "active": milliseconds the event loop has spent waiting for I/O and running so far
+// (performance.eventLoopUtilization); exits
 // when its stdin closes.
 
+import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { ADAPTERS, VARIANTS, startApp, type Adapter, type Variant } from './site-apps.js';
 
@@ -23,7 +26,8 @@ const stop = (): void => process.exit(0);
 createInterface({ input: process.stdin }).on('line', (line) => {
   if (line.trim() !== 'cpu') return;
   const { user, system } = process.cpuUsage();
-  process.stdout.write(`${JSON.stringify({ cpu: user + system, user, system })}\n`);
+  const { idle, active } = performance.eventLoopUtilization();
+  process.stdout.write(`${JSON.stringify({ cpu: user + system, user, system, idle, active })}\n`);
 });
 process.stdin.on('end', stop);
 process.stdin.on('error', stop);

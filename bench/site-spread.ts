@@ -1,8 +1,9 @@
 // The spread of one adapter's speed over many processes of the same code: starts N servers of one
 // variant (compiled as bench/site.ts runs them, each under --trace-deopt), warms each up as
 // bench/site.ts does (0.4 s each of JSON, the stream and the 404, then 0.3 s of JSON), measures
-// each on GET /json for 1.5 s, one after the other, and prints its requests per second and the
-// deopts V8 reported while it was measured. A wide spread where the bare app's is narrow means the
+// each on GET /json for 1.5 s, one after the other, and prints its requests per second, its CPU
+// time a request, how much of the time its event loop sat idle waiting for I/O, and the deopts V8
+// reported while it was measured. A wide spread where the bare app's is narrow means the
 // adapter leaves some processes in a slower settled state.
 //
 //   npx tsx bench/site-spread.ts <adapter> <bare|wrapped|noop> [processes=6]
@@ -29,15 +30,34 @@ try {
   }
   while (servers.some((s) => s.port === 0)) await new Promise((resolve) => setTimeout(resolve, 50));
   const origin = (s: { port: number }) => `http://127.0.0.1:${s.port}`;
+  // What the server says of itself (bench/site-server.ts answers "cpu"): CPU time and event-loop idle time so far.
+  const usage = (s: { child: ChildProcess; out: string }) =>
+    new Promise<{ user: number; system: number; idle: number; active: number }>((resolve) => {
+      const mark = s.out.length;
+      const poll = (): void => {
+        const line = s.out.slice(mark).split('\n').find((l) => l.startsWith('{"cpu"'));
+        if (line) resolve(JSON.parse(line));
+        else setTimeout(poll, 5);
+      };
+      s.child.stdin!.write('cpu\n');
+      poll();
+    });
   for (const s of servers) for (const path of ['/json', '/stream', '/missing']) await load(origin(s), path, 0.4, 'warm-up');
   for (const s of servers) await load(origin(s), '/json', 0.3, 'settle');
   const rates: number[] = [];
   for (const [i, s] of servers.entries()) {
+    const before = await usage(s);
     const mark = s.out.length;
     const rps = await load(origin(s), '/json', 1.5, `process ${i}`);
+    const after = await usage(s);
     rates.push(rps);
     const deopts = s.out.slice(mark).split('\n').filter((line) => line.includes('bailout')).length;
-    console.log(`process ${i}: ${Math.round(rps)} req/s, ${deopts} deopts while measured`);
+    const requests = rps * 1.5;
+    const idle = after.idle - before.idle;
+    const share = idle / (idle + after.active - (before.active ?? 0));
+    console.log(
+      `process ${i}: ${Math.round(rps)} req/s, CPU ${((after.user - before.user) / requests).toFixed(1)} us user + ${((after.system - before.system) / requests).toFixed(1)} us system a request, event loop idle ${(share * 100).toFixed(0)}%, ${deopts} deopts while measured`,
+    );
   }
   const sorted = [...rates].sort((a, b) => a - b);
   console.log(`${adapter} ${variant}: slowest / fastest ${(sorted[0]! / sorted.at(-1)!).toFixed(2)}`);
