@@ -3,7 +3,7 @@
 // this package never requires it.
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { CODES, READERS } from '../../generated/catalog.js';
+import { READERS } from '../../generated/catalog.js';
 import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import { AgentError, isAgentError } from './agent-error.js';
 import { readCapped } from './fetch.js';
@@ -139,17 +139,19 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
   const rendered = new WeakSet<FastifyReply>();
 
   if (options.docs !== false) {
-    // A route of each code's page (HEAD as Fastify adds it to every GET): Fastify's router finds
-    // them, so no other request pays anything for them, as it would for a hook. An app with a route
-    // of the same path fails to start, saying so; `docs: false` leaves the paths to it.
+    // One parametric route for the pages (HEAD as Fastify adds it to every GET): Fastify's router
+    // finds it, so no other request pays anything for it, as it would for a hook. One route, not a
+    // route a code: about forty more routes left some processes' other replies measurably slower
+    // (bench/site-spread.ts). An app's own route for one of these paths comes first, as a static
+    // route does in Fastify; a code the catalog does not have falls through to the app's 404.
+    // `docs: false` leaves the paths to the app.
     const prefix = `${docsPrefix(options.base)}/problems/`;
-    for (const code of Object.keys(CODES)) {
-      fastify.get(prefix + code, async (request, reply) => {
-        const page = (await docsResponse(request.method, prefix + code, request.headers, options))!;
-        rendered.add(reply);
-        return reply.code(page.status).headers(page.headers).send(Buffer.from(page.body));
-      });
-    }
+    fastify.get(`${prefix}:code`, async (request, reply) => {
+      const page = await docsResponse(request.method, prefix + (request.params as { code: string }).code, request.headers, options);
+      if (page === null) return reply.callNotFound();
+      rendered.add(reply);
+      return reply.code(page.status).headers(page.headers).send(Buffer.from(page.body));
+    });
   }
 
   fastify.addHook('onSend', (request, reply, payload, done) => {

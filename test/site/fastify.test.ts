@@ -205,7 +205,7 @@ describe('AgentFriendly on Fastify', () => {
     expect(await (await get('/problems/mine', AGENT)).json()).toEqual({ mine: true });
   });
 
-  it("serves the pages as routes: under the base's path, to HEAD with headers only, not at all with docs: false, and refuses to start over an app's route of the same path", async () => {
+  it("serves the pages from one route: under the base's path, to HEAD with headers only, not at all with docs: false, after an app's own route of the same path, and an unknown code as the app's 404", async () => {
     const start = async (options: Parameters<typeof agentFriendlyFastify>[1], own?: string): Promise<FastifyInstance> => {
       const app = Fastify();
       await app.register(agentFriendlyFastify, options);
@@ -232,6 +232,17 @@ describe('AgentFriendly on Fastify', () => {
     } finally {
       await off.close();
     }
-    await expect(start({}, '/problems/rate_limited')).rejects.toThrow(/already declared/);
+    const own = await start({}, '/problems/rate_limited');
+    try {
+      expect((await own.inject({ url: '/problems/rate_limited', headers: AGENT })).json()).toEqual({ own: true });
+      expect((await own.inject({ url: '/problems/not_found', headers: AGENT })).json()).toMatchObject({ code: 'not_found', status: 404 });
+      const unknown = await own.inject({ url: '/problems/not_a_code', headers: AGENT });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json().error).toMatchObject({ code: 'not_found' });
+      const browser = await own.inject({ url: '/problems/not_a_code', headers: BROWSER });
+      expect([browser.statusCode, browser.json()]).toEqual([404, { message: 'Route GET:/problems/not_a_code not found', error: 'Not Found', statusCode: 404 }]);
+    } finally {
+      await own.close();
+    }
   });
 });
