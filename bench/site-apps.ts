@@ -1,9 +1,8 @@
 // The apps bench/site.ts loads: the same three routes on node:http, Express 5, Fastify 5 and Hono
 // (on @hono/node-server; twice: with the middleware, and as a Fetch API app wrapped by
-// agentFriendlyFetch), each bare or wrapped in its AgentFriendly adapter (or, for
-// bench/site-pieces.ts, a no-op integration or the changed adapters of bench/site-fixes.ts; see
-// VARIANTS). Imported by bench/site-server.ts (one server per child process) and, for the shared
-// constants, by the bench/site*.ts scripts.
+// agentFriendlyFetch), each bare, wrapped in its AgentFriendly adapter, or with a no-op integration
+// of the same shape (see VARIANTS). Imported by bench/site-server.ts (one server per child process)
+// and, for the shared constants, by the bench/site*.ts scripts.
 //
 //   GET /json     200, a 1 KB JSON object, serialized the way the framework does it
 //   GET /stream   200, 1 MiB of application/octet-stream in 16 chunks of 64 KiB, one chunk per turn
@@ -24,8 +23,7 @@ export const ADAPTERS = ['node', 'express', 'fastify', 'hono', 'fetch'] as const
 export type Adapter = (typeof ADAPTERS)[number];
 /**
  * bare: the app alone. wrapped: with its AgentFriendly adapter from src/site. noop: with an
- * integration of the same kind that does nothing (bench/site-pieces.ts: the floor any adapter of
- * that shape pays).
+ * integration of the same kind that does nothing (the floor any adapter of that shape pays).
  */
 export const VARIANTS = ['bare', 'wrapped', 'noop'] as const;
 export type Variant = (typeof VARIANTS)[number];
@@ -136,19 +134,6 @@ async function integration(variant: Variant, adapter: Adapter): Promise<Integrat
         // A synchronous pass-through, as agentFriendly(listener) is for an app that is.
         return { node: (listener) => (req, res) => listener(req, res) };
       case 'express': {
-        // SITE_NOOP_STORES=1: the no-op also stores res.writeHead/write/end onto the response (the
-        // same functions), the three own properties captureErrors adds, to time that alone.
-        if (process.env.SITE_NOOP_STORES === '1')
-          return {
-            express: {
-              first: (_req, res, next) => {
-                res.writeHead = res.writeHead;
-                res.write = res.write;
-                res.end = res.end;
-                next();
-              },
-            },
-          };
         // The adapter's shape: a middleware first and an error handler last (every Express app ends
         // in one); an unused error-handling layer costs Express a few microseconds per request.
         return { express: { first: (_req, _res, next) => next(), last: (error, _req, _res, next) => next(error) } };

@@ -7,7 +7,7 @@
 // to the .ts lines. The profile is sampled on the main thread's wall clock: "writev (native)" there
 // holds more than the syscall, so read the src/site frames, not the total.
 //
-//   npx tsx bench/site-profile.ts <node|express|fastify|hono> <json|stream|404> [seconds=4] [--keep]
+//   npx tsx bench/site-profile.ts <node|express|fastify|hono|fetch> <json|stream|404> [seconds=4] [--keep]
 //
 // PROFILE_BEFORE=404 has each server serve that case for a second before the warm-up (bench/site.ts's
 // warm-up ends in the 404s). PROFILE_VARIANT=noop profiles the no-op integration of bench/site-apps.ts in place of the adapter:
@@ -93,9 +93,9 @@ function analyse(profile: Profile): { busyUs: number; self: Map<string, number>;
   return { busyUs, self, inclusive };
 }
 
-async function profileOne(adapter: Adapter, variant: Variant, kase: Case, seconds: number, dir: string, fixes?: string) {
-  const out = join(dir, variant);
-  const server = await startServer(built!.entry, adapter, variant, variant, ['--cpu-prof', `--cpu-prof-dir=${out}`], fixes ? { SITE_FIXES: fixes } : {});
+async function profileOne(adapter: Adapter, variant: Variant, kase: Case, seconds: number, dir: string, label: string) {
+  const out = join(dir, label);
+  const server = await startServer(built!.entry, adapter, variant, variant, ['--cpu-prof', `--cpu-prof-dir=${out}`]);
   try {
     // PROFILE_BEFORE=404: the app first serves another case, as bench/site.ts's warm-up ends in its 404s.
     const before = process.env.PROFILE_BEFORE as Case | undefined;
@@ -120,11 +120,9 @@ async function profileOne(adapter: Adapter, variant: Variant, kase: Case, second
 }
 
 async function main(): Promise<void> {
-  const fixedAt = process.argv.indexOf('--fixed');
-  const fixes = fixedAt < 0 ? undefined : process.argv[fixedAt + 1];
-  const [adapter, kase, secondsArg] = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--fixed') as [Adapter, Case, string | undefined];
+  const [adapter, kase, secondsArg] = process.argv.slice(2).filter((a) => !a.startsWith('--')) as [Adapter, Case, string | undefined];
   if (!ADAPTERS.includes(adapter) || !(kase in PATHS)) {
-    console.error('usage: npx tsx bench/site-profile.ts <node|express|fastify|hono> <json|stream|404> [seconds] [--keep]');
+    console.error('usage: npx tsx bench/site-profile.ts <node|express|fastify|hono|fetch> <json|stream|404> [seconds] [--keep]');
     process.exitCode = 2;
     return;
   }
@@ -133,8 +131,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'site-profile-'));
   built = buildServers();
   try {
-    const bare = await profileOne(adapter, 'bare', kase, seconds, dir);
-    const wrapped = await profileOne(adapter, (process.env.PROFILE_VARIANT as Variant | undefined) ?? 'wrapped', kase, seconds, dir, fixes);
+    const bare = await profileOne(adapter, 'bare', kase, seconds, dir, 'bare');
+    const wrapped = await profileOne(adapter, (process.env.PROFILE_VARIANT as Variant | undefined) ?? 'wrapped', kase, seconds, dir, 'wrapped');
     // The profile covers the warm-up second as well: requests over the profile are about rate x (seconds + 1).
     const perRequest = (p: typeof bare, us: number): number => us / (p.perSecond * (seconds + 1));
     console.log(`${adapter} ${kase}: bare ${Math.round(bare.perSecond)} req/s, wrapped ${Math.round(wrapped.perSecond)} req/s, ratio ${(wrapped.perSecond / bare.perSecond).toFixed(2)}`);
@@ -151,7 +149,7 @@ async function main(): Promise<void> {
     const diffs = [...names].map((k) => [k, perRequest(wrapped, wrapped.self.get(k) ?? 0) - perRequest(bare, bare.self.get(k) ?? 0)] as const);
     for (const [k, d] of diffs.sort((a, b) => Math.abs(b[1]) - Math.abs(a[1])).slice(0, 25)) console.log(`  ${d.toFixed(3).padStart(8)}  ${k}`);
     console.log('\nwrapped: inclusive time of src/site frames, us per request');
-    for (const [k, us] of [...wrapped.inclusive].filter(([k]) => k.includes(' src/') || k.includes('site-fixes')).sort((a, b) => b[1] - a[1]).slice(0, 40))
+    for (const [k, us] of [...wrapped.inclusive].filter(([k]) => k.includes(' src/')).sort((a, b) => b[1] - a[1]).slice(0, 40))
       console.log(`  ${perRequest(wrapped, us).toFixed(3).padStart(8)}  ${k}`);
     if (keep) console.log(`\nprofiles: ${bare.file} ${wrapped.file}; compiled servers in ${built.dir}`);
   } finally {
