@@ -13,6 +13,7 @@ const plainSummary: Reporter = {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/setup/redis.ts'],
     testTimeout: 30_000,
     reporters: ['default', plainSummary],
   },

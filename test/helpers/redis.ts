@@ -1,11 +1,11 @@
-// Real Redis for the tests: the one CI started (REDIS_URL), or a private redis-server on a free
-// loopback port that the caller stops, or kills to see what an outage does.
+// Real Redis for the tests: the one REDIS_URL names (test/setup/redis.ts starts one for the run
+// when it is unset), or a private redis-server on a free loopback port that the caller stops, or
+// kills to see what an outage does.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { createClient } from 'redis';
-
-export const REDIS_SERVER = '/usr/bin/redis-server';
+import { redisServerPath } from '../../scripts/test-prerequisites.js';
 
 export interface TestRedis {
   readonly url: string;
@@ -32,8 +32,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-function launch(port: number): Promise<ChildProcess> {
-  const child = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts redis-server on `port` of 127.0.0.1, without persistence; resolves once it accepts connections. */
+export function launch(port: number): Promise<ChildProcess> {
+  const server = redisServerPath();
+  if (!server) return Promise.reject(new Error('redis-server is not installed: npx tsx scripts/test-prerequisites.ts says how to install it'));
+  const child = spawn(server, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
   // Even a test that timed out and went on after its hooks ran leaves no server behind.
   const orphan = (): void => void child.kill('SIGKILL');
   process.once('exit', orphan);
@@ -55,7 +58,8 @@ function launch(port: number): Promise<ChildProcess> {
   });
 }
 
-async function exited(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
+/** Sends `signal` to a server and resolves when it has exited; at once for one already gone. */
+export async function exited(child: ChildProcess | undefined, signal: NodeJS.Signals): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill(signal);
@@ -82,7 +86,7 @@ export async function privateRedis(): Promise<TestRedis> {
   };
 }
 
-/** The Redis CI started when REDIS_URL is set, otherwise a private one. Tests on it use their own key prefix. */
+/** The Redis of the run (REDIS_URL) when there is one, otherwise a private one. Tests on it use their own key prefix. */
 export async function sharedRedis(): Promise<TestRedis> {
   const url = process.env.REDIS_URL;
   if (!url) return privateRedis();

@@ -4,13 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODES, RETRY_WORDS } from '../../src/index.js';
 import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
+import { chromiumPath } from '../../scripts/test-prerequisites.js';
 
 let browser: Browser;
 let server: TestServer;
 beforeAll(async () => {
   server = await serve(agentFriendly((_req, res) => void res.writeHead(404).end()));
   browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath: chromiumPath() ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }, 60_000);
