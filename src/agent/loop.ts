@@ -1,8 +1,12 @@
-// The scripted agent loop of seed 002: a policy decides after each failed call whether to call again
-// and how long to sleep first, on a clock the caller provides, within a budget of calls.
+// @agent-index/errors/agent/loop: the experiment npm start runs. A scripted agent loop in which a
+// policy decides after each failed call whether to call again and how long to sleep first, on a
+// clock the caller provides, within a budget of calls.
 import { retryAfterSeconds } from '../core/delay.js';
 import type { WireResponse } from '../core/dialects.js';
 import { decode, type Decoded } from './decode.js';
+
+export { decode, type Decoded };
+export type { WireResponse };
 
 /** A policy's decision after a failed call. */
 export interface Decision {

@@ -6,7 +6,7 @@ import { isKnownCode, UNKNOWN_STATUS } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { errorHeaders, problemFrom } from '../core/render.js';
-import { validateEnvelope, validateProblem } from '../core/validate.js';
+import { envelope as isEnvelope, problem as isProblem } from '../../generated/validators.js';
 import { acceptsLikeAnAgent, prefersProblem } from './accept.js';
 import { AgentError, isAgentError } from './agent-error.js';
 
@@ -93,7 +93,8 @@ export function alreadyInContract(contentType: string | null, body: Uint8Array |
   if (!text.includes('"retry_after"') && !text.includes('"next_step"')) return false;
   try {
     const value: unknown = JSON.parse(text);
-    return /problem\+json/i.test(contentType) ? validateProblem(value).valid : validateEnvelope(value).valid;
+    // The standalone validators themselves: a yes or no needs none of validate.ts's sentences.
+    return /problem\+json/i.test(contentType) ? isProblem(value) : isEnvelope(value);
   } catch {
     return false;
   }
