@@ -93,7 +93,7 @@ function failed(error: EnvelopeError, advice: string, status: number | null): Fe
  * allowance comes back with `stale: true` and `stale_because`.
  * @example
  * const page = await agentFetch('https://shop.example/item/42');
- * if (page.ok && page.stale) console.log('served from', page.age_seconds, 's ago because', page.stale_because.code);
+ * if (page.ok && page.stale) console.log('served from', page.age_seconds, 's ago because', page.stale_because?.code);
  */
 export async function agentFetch(url: string | URL, options: AgentFetchOptions = {}): Promise<FetchResult> {
   const store = options.store ?? defaultStore();
