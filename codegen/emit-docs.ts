@@ -56,12 +56,17 @@ export function emitErrorsMd(catalog: Catalog): string {
   ].join('\n');
 }
 
-/** Replaces what stands between `<!-- name:start -->` and `<!-- name:end -->` in a text with a generated table. */
-export function injectTable(text: string, name: string, table: string, source: string): string {
+/** A page that codegen fills a table into lacks the table's markers. */
+export class MarkerError extends Error {
+  override name = 'MarkerError';
+}
+
+/** Replaces what stands between `<!-- name:start -->` and `<!-- name:end -->` in the text of `page` with a generated table. */
+export function injectTable(text: string, name: string, table: string, source: string, page = 'README.md'): string {
   const [startMark, endMark] = [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`];
   const start = text.indexOf(startMark);
   const end = text.indexOf(endMark);
-  if (start < 0 || end < start) throw new Error(`README.md has no ${startMark} ... ${endMark} markers for a generated table`);
+  if (start < 0 || end < start) throw new MarkerError(`${page} has no ${startMark} ... ${endMark} markers for a generated table`);
   return `${text.slice(0, start)}${startMark}\n${markupHeader(source)}\n${table}\n${endMark}${text.slice(end + endMark.length)}`;
 }
 

@@ -46,5 +46,5 @@ export async function extendCatalog(text: string, file: string): Promise<Catalog
 
 /** Every artifact for the catalog plus the extension in `file`, keyed by path. */
 export async function renderExtended(file: string): Promise<Map<string, string>> {
-  return renderGenerated(await extendCatalog(await readFile(file, 'utf8'), file), { lintRules: false });
+  return renderGenerated(await extendCatalog(await readFile(file, 'utf8'), file), { rules: false });
 }

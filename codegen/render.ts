@@ -1,7 +1,9 @@
-// Renders every generated file in memory, so writing and checking compare the same bytes.
+// Renders every generated file, and the pages codegen fills tables into, in memory, so writing and
+// checking compare the same bytes.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from './catalog-model.js';
+import { diffRuleTable, emitDiffRules, loadDiffRules } from './diff-rules.js';
 import { emitCatalog } from './emit-catalog.js';
 import { emitErrorsMd, emitProblemPage, emitProblemPagesModule, injectReadme, injectTable } from './emit-docs.js';
 import { emitLintMd, emitLintRules, lintRuleTable, loadLintRules } from './lint-rules.js';
@@ -9,11 +11,16 @@ import { openApi30, openApi31 } from './emit-openapi.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, emitValidatorTypes } from './emit-validators.js';
 import { ROOT } from './paths.js';
+import { ruleFile } from './rules.js';
+import { emitViolationRules, loadViolationRules, VIOLATION_RULES_SOURCE, violationRuleTable } from './violation-rules.js';
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-/** Every file under generated/, keyed by its path relative to generated/. A site's extended catalog gets all but the lint rules, which are the package's own. */
-export async function renderGenerated(catalog: Catalog, options: { lintRules?: boolean } = {}): Promise<Map<string, string>> {
+/** The page that holds the rule tables, from the root. */
+export const TOOLING_PAGE = 'docs/tooling.md';
+
+/** Every file under generated/, keyed by its path relative to generated/. A site's extended catalog gets all but the rule tables, which are the package's own. */
+export async function renderGenerated(catalog: Catalog, options: { rules?: boolean } = {}): Promise<Map<string, string>> {
   const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const doc31 = await openApi31(catalog, version);
   const files = new Map<string, string>([
@@ -27,16 +34,32 @@ export async function renderGenerated(catalog: Catalog, options: { lintRules?: b
   ]);
   for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code));
   files.set('problem-pages.ts', emitProblemPagesModule(catalog));
-  if (options.lintRules !== false) {
-    const rules = await loadLintRules();
-    files.set('lint-rules.ts', emitLintRules(rules));
-    files.set('LINT.md', emitLintMd(rules));
+  if (options.rules !== false) {
+    const lint = await loadLintRules();
+    files.set('lint-rules.ts', emitLintRules(lint));
+    files.set('LINT.md', emitLintMd(lint));
+    files.set('violation-rules.ts', emitViolationRules(await loadViolationRules(catalog)));
+    files.set('diff-rules.ts', emitDiffRules(await loadDiffRules()));
   }
   return files;
 }
 
-/** README.md as codegen would leave it. */
-export async function renderReadme(catalog: Catalog): Promise<string> {
-  const readme = injectReadme(await readFile(join(ROOT, 'README.md'), 'utf8'), catalog);
-  return injectTable(readme, 'lint-rules', lintRuleTable(await loadLintRules()), 'schema/lint-rules.json');
+/** The tables of docs/tooling.md: the name of each one's markers, the schema file it comes from, and the table. */
+async function ruleTables(catalog: Catalog): Promise<[name: string, source: string, table: string][]> {
+  return [
+    ['lint-rules', ruleFile('lint-rules'), lintRuleTable(await loadLintRules())],
+    ['violation-rules', VIOLATION_RULES_SOURCE, violationRuleTable(await loadViolationRules(catalog))],
+    ['diff-rules', ruleFile('diff-rules'), diffRuleTable(await loadDiffRules())],
+  ];
+}
+
+/** The pages outside generated/ that hold generated tables, as codegen would leave them, keyed by their path from the root: README.md gets the code table, docs/tooling.md the rule tables. */
+export async function renderPages(catalog: Catalog): Promise<Map<string, string>> {
+  const page = (path: string): Promise<string> => readFile(join(ROOT, path), 'utf8');
+  let tooling = await page(TOOLING_PAGE);
+  for (const [name, source, table] of await ruleTables(catalog)) tooling = injectTable(tooling, name, table, source, TOOLING_PAGE);
+  return new Map([
+    ['README.md', injectReadme(await page('README.md'), catalog)],
+    [TOOLING_PAGE, tooling],
+  ]);
 }

@@ -1,7 +1,7 @@
 // Compares generated/ with what codegen renders, and writes it in one swap.
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
-import { GENERATED_DIR, README } from './paths.js';
+import { GENERATED_DIR, ROOT } from './paths.js';
 
 /** Every file under a directory, as paths relative to it; none when it does not exist. */
 async function listFiles(dir: string): Promise<string[]> {
@@ -16,8 +16,8 @@ async function listFiles(dir: string): Promise<string[]> {
 
 const readOrNull = (path: string): Promise<string | null> => readFile(path, 'utf8').catch(() => null);
 
-/** What differs between generated/ (and README.md) on disk and what codegen would write. */
-export async function staleFiles(files: Map<string, string>, readme: string): Promise<string[]> {
+/** What differs between generated/ (and the pages with generated tables, keyed by their path from the root) on disk and what codegen would write. */
+export async function staleFiles(files: Map<string, string>, pages: Map<string, string>): Promise<string[]> {
   const stale: string[] = [];
   for (const [path, text] of files) {
     const onDisk = await readOrNull(join(GENERATED_DIR, path));
@@ -27,8 +27,21 @@ export async function staleFiles(files: Map<string, string>, readme: string): Pr
   for (const path of await listFiles(GENERATED_DIR)) {
     if (!files.has(path)) stale.push(`generated/${path} is orphaned: codegen no longer writes it`);
   }
-  if ((await readOrNull(README)) !== readme) stale.push('README.md has a stale code table');
+  for (const [path, text] of pages) {
+    if ((await readOrNull(join(ROOT, path))) !== text) stale.push(`${path} has a stale generated table`);
+  }
   return stale;
+}
+
+/** Writes the pages whose generated tables changed, and leaves the others alone. */
+export async function writePages(pages: Map<string, string>): Promise<string[]> {
+  const written: string[] = [];
+  for (const [path, text] of pages) {
+    if ((await readOrNull(join(ROOT, path))) === text) continue;
+    await writeFile(join(ROOT, path), text);
+    written.push(path);
+  }
+  return written;
 }
 
 /** Writes into a fresh directory beside `target` (generated/ by default), then swaps it in, so a failure leaves the old one as it was. */

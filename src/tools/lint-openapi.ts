@@ -15,6 +15,7 @@ import { parse as parseYaml } from 'yaml';
 import { CODES } from '../../generated/catalog.js';
 import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
 import { isKnownCode } from '../core/catalog.js';
+import { escapeToken, isRecord, member, own, unescapeToken } from '../core/json.js';
 import { validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
 import { violations, type ViolationRule } from './violations.js';
 
@@ -81,25 +82,6 @@ const GENERATED_SCHEMAS: ReadonlyMap<string, Kind> = new Map<string, Kind>([
 const MAX_HOPS = 64;
 
 type Kind = 'envelope' | 'problem';
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** An own member only, so nothing inherited (`constructor`, `__proto__`) is read as data. */
-function own(object: unknown, key: string): unknown {
-  return isObject(object) && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
-}
-
-/** A member of an object, or an item of an array by its decimal index. */
-function member(value: unknown, key: string): unknown {
-  if (Array.isArray(value)) return /^(?:0|[1-9]\d*)$/.test(key) ? (value as unknown[])[Number(key)] : undefined;
-  return own(value, key);
-}
-
-const escapeToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
-const unescapeToken = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
 
 function show(value: unknown): string {
   if (value === undefined) return 'missing';
@@ -269,7 +251,7 @@ async function parseFile(path: string): Promise<unknown> {
 }
 
 function checkVersion(document: unknown, label: string): void {
-  if (!isObject(document)) throw new LintInputError(`${label} is not an OpenAPI document: it is ${Array.isArray(document) ? 'an array' : show(document)}, not an object`);
+  if (!isRecord(document)) throw new LintInputError(`${label} is not an OpenAPI document: it is ${Array.isArray(document) ? 'an array' : show(document)}, not an object`);
   const version = own(document, 'openapi');
   if (version === undefined) {
     const swagger = own(document, 'swagger');
@@ -325,11 +307,11 @@ function schemaParts(docs: Documents, node: Node, depth = 0): { required: Set<st
   const properties = new Map<string, Node>();
   if (depth > 8) return { required, properties };
   const schema = docs.deref(node);
-  if (!isObject(schema.value)) return { required, properties };
+  if (!isRecord(schema.value)) return { required, properties };
   const req = own(schema.value, 'required');
   if (Array.isArray(req)) for (const name of req) if (typeof name === 'string') required.add(name);
   const props = docs.child(schema, 'properties');
-  if (isObject(props.value)) for (const name of Object.keys(props.value)) properties.set(name, docs.child(props, name));
+  if (isRecord(props.value)) for (const name of Object.keys(props.value)) properties.set(name, docs.child(props, name));
   const allOf = docs.child(schema, 'allOf');
   if (Array.isArray(allOf.value)) {
     for (let i = 0; i < allOf.value.length; i += 1) {
@@ -400,14 +382,14 @@ class Linter {
   run(): void {
     const docs = this.docs;
     const paths = docs.child(docs.rootNode(), 'paths');
-    if (!isObject(paths.value)) return;
+    if (!isRecord(paths.value)) return;
     for (const path of Object.keys(paths.value)) {
       if (path.startsWith('x-')) continue;
       const item = docs.deref(docs.child(paths, path));
-      if (!isObject(item.value)) continue;
+      if (!isRecord(item.value)) continue;
       for (const method of METHODS) {
         const operation = docs.child(item, method);
-        if (isObject(operation.value)) this.operation(operation, method, path);
+        if (isRecord(operation.value)) this.operation(operation, method, path);
       }
     }
   }
@@ -416,7 +398,7 @@ class Linter {
     const docs = this.docs;
     const name = `${method.toUpperCase()} ${path}`;
     const responses = docs.child(operation, 'responses');
-    if (!isObject(responses.value)) {
+    if (!isRecord(responses.value)) {
       this.add('error-responses-declared', operation, `${name} declares no responses`);
       return;
     }
@@ -455,21 +437,21 @@ class Linter {
   private checkResponse(response: Node, status: string, head: boolean): void {
     const docs = this.docs;
     const label = status === 'default' ? 'the default response' : `the ${status} response`;
-    if (!isObject(response.value)) {
+    if (!isRecord(response.value)) {
       this.add('error-body-contract', response, `${label} is ${show(response.value)}, not a Response Object`);
       return;
     }
 
     // Retry-After: declared on every 429 and 503; its example, when given, is what the examples' delay must agree with.
     const headers = docs.child(response, 'headers');
-    const headerKey = isObject(headers.value) ? Object.keys(headers.value).find((k) => k.toLowerCase() === 'retry-after') : undefined;
+    const headerKey = isRecord(headers.value) ? Object.keys(headers.value).find((k) => k.toLowerCase() === 'retry-after') : undefined;
     if ((status === '429' || status === '503') && headerKey === undefined) {
       this.add('retry-after-declared', response, `${label} declares no Retry-After header`);
     }
     const retryAfter = headerKey === undefined ? undefined : headerExample(docs, docs.deref(docs.child(headers, headerKey)));
 
     const content = docs.child(response, 'content');
-    const media = isObject(content.value) ? Object.keys(content.value) : [];
+    const media = isRecord(content.value) ? Object.keys(content.value) : [];
     const contract = media.filter((m) => MEDIA.has(baseMedia(m)));
     if (contract.length === 0) {
       if (!(head && media.length === 0)) {
@@ -481,7 +463,7 @@ class Linter {
     for (const type of contract) {
       const kind = MEDIA.get(baseMedia(type))!;
       const mediaType = docs.child(content, type);
-      if (!isObject(mediaType.value)) continue;
+      if (!isRecord(mediaType.value)) continue;
       const schema = docs.child(mediaType, 'schema');
       if (schema.value === undefined) {
         this.add('error-body-contract', mediaType, `the ${type} body of ${label} has no schema; it should be the ${KIND_NAME[kind]}`);
@@ -497,14 +479,14 @@ class Linter {
           this.add('error-body-contract', schema, `the ${type} body of ${label} is not the ${KIND_NAME[kind]}: ${why}`);
         }
       }
-      if (Object.prototype.hasOwnProperty.call(mediaType.value, 'example')) {
+      if (Object.hasOwn(mediaType.value, 'example')) {
         this.example(docs.child(mediaType, 'example'), kind, type, status, retryAfter);
       }
       const examples = docs.child(mediaType, 'examples');
-      if (isObject(examples.value)) {
+      if (isRecord(examples.value)) {
         for (const name of Object.keys(examples.value)) {
           const example = docs.deref(docs.child(examples, name));
-          if (isObject(example.value) && Object.prototype.hasOwnProperty.call(example.value, 'value')) {
+          if (isRecord(example.value) && Object.hasOwn(example.value, 'value')) {
             this.example(docs.child(example, 'value'), kind, type, status, retryAfter);
           }
         }
@@ -515,7 +497,7 @@ class Linter {
   private example(example: Node, kind: Kind, type: string, status: string, retryAfter: string | undefined): void {
     const body = example.value;
     const numeric = /^\d{3}$/.test(status) ? Number(status) : undefined;
-    const code = isObject(own(body, 'error')) ? own(own(body, 'error'), 'code') : own(body, 'code');
+    const code = isRecord(own(body, 'error')) ? own(own(body, 'error'), 'code') : own(body, 'code');
     const known = isKnownCode(code);
     const result = kind === 'envelope' ? validateEnvelope(body) : validateProblem(body);
 
@@ -551,12 +533,12 @@ function baseMedia(type: string): string {
 function headerExample(docs: Documents, header: Node): string | undefined {
   const candidates: unknown[] = [own(header.value, 'example')];
   const examples = own(header.value, 'examples');
-  if (isObject(examples)) {
+  if (isRecord(examples)) {
     const first = Object.keys(examples)[0];
     if (first !== undefined) candidates.push(own(docs.deref(docs.child(docs.child(header, 'examples'), first)).value, 'value'));
   }
   const schema = own(header.value, 'schema');
-  if (isObject(schema) && Documents.refOf(schema) === null) {
+  if (isRecord(schema) && Documents.refOf(schema) === null) {
     candidates.push(own(schema, 'example'));
     const list = own(schema, 'examples');
     if (Array.isArray(list)) candidates.push(list[0]);

@@ -2,15 +2,20 @@
 // run it over every body in the catalog; it reports a wait with no delay and prose that promises a
 // retry without a time). Each body is read as an envelope, an RFC 9457 problem, a JSON string of
 // either, or anything else; every finding names the body, a stable rule id, what is wrong (member
-// and value) and what to change. Codes, statuses and retry words come from the generated catalog.
-// Nothing here throws, whatever it is given.
+// and value) and what to change. The rules, their ids, summaries and fixes are schema data
+// (schema/violation-rules.json, generated/violation-rules.ts); codes, statuses and retry words come
+// from the generated catalog. Nothing here throws, whatever it is given.
 import { CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { NextStep } from '../../generated/types.js';
+import { VIOLATION_RULES, type ViolationRule } from '../../generated/violation-rules.js';
 import { isKnownCode, isRetryWord } from '../core/catalog.js';
 import { delayFrom, retryAfterSeconds } from '../core/delay.js';
 import { headerValue, toHeaders, type HeadersInput } from '../core/headers.js';
 import { parseHttpDate, referenceClock } from '../core/http-date.js';
+import { isRecord, own, str, type JsonObject } from '../core/json.js';
 import { validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
+
+export { VIOLATION_RULES, type ViolationRule } from '../../generated/violation-rules.js';
 
 /** One body of a catalog under review. */
 export interface CatalogBody {
@@ -57,70 +62,6 @@ const NEXT_STEP_NAMES: Readonly<Record<NextStep, true>> = { fix_request: true, w
 const WAIT: NextStep = 'wait';
 const FIX_REQUEST: NextStep = 'fix_request';
 
-const wordsWhere = (test: (entry: RetryWordEntry) => boolean): string[] =>
-  Object.keys(WORDS).filter((word) => test(WORDS[word]!));
-const DELAY_WORDS = wordsWhere((e) => e.next_step === WAIT && e.requires.includes('retry_after'));
-const FIELD_WORDS = wordsWhere((e) => e.requires.includes('field'));
-const DEFAULT_DELAY_WORDS = wordsWhere((e) => e.default_retry_after !== undefined);
-const list = (items: readonly string[]): string => items.join(', ');
-
-/** Every rule of the review, in the order findings on one body are listed. */
-export const VIOLATION_RULES = [
-  {
-    rule: 'wait-without-delay',
-    summary: `The error tells the caller to wait (retry ${list(DELAY_WORDS)}, or a problem's next_step ${WAIT}) and carries no delay.`,
-    fix: `Give every wait its delay in whole seconds: error.retry_after in the envelope, retry_after_seconds in a problem (always, when next_step is ${WAIT}), and the same number as Retry-After. Only a retry word with a catalog default (${list(DEFAULT_DELAY_WORDS)}) may leave the envelope's delay null.`,
-  },
-  {
-    rule: 'delay-not-whole-seconds',
-    summary: 'A delay member (error.retry_after, retry_after_seconds) is present but is not a whole, non-negative number of seconds.',
-    fix: 'Send the delay as a non-negative JSON integer of seconds, rounded up, the unit of Retry-After; in the envelope, null means no delay.',
-  },
-  {
-    rule: 'fix-without-param',
-    summary: `The error asks the caller to change the request (retry ${list(FIELD_WORDS)}, or a code of your own with next_step ${FIX_REQUEST}) but names no field or parameter.`,
-    fix: 'Name the request member at fault: error.field in the envelope, param in a problem.',
-  },
-  {
-    rule: 'promise-without-delay',
-    summary: 'The prose (detail or message) promises a retry, such as "try again later", and no field says when.',
-    fix: `Say the wait in fields: a waiting next step or retry word with retry_after_seconds or error.retry_after, and Retry-After. If waiting will not help, say what to do in fields and take the promise out of the prose.`,
-  },
-  {
-    rule: 'retry-after-disagrees',
-    summary: 'The Retry-After header is unreadable or is not the number of seconds the body says.',
-    fix: 'Send one number in both places: Retry-After as delay-seconds equal to the body delay (or no Retry-After when the body has no delay).',
-  },
-  {
-    rule: 'retry-after-missing',
-    summary: 'The body carries a delay and the response has no Retry-After header.',
-    fix: 'Send the body delay as Retry-After too, for clients that read headers and never bodies.',
-  },
-  {
-    rule: 'not-the-contract',
-    summary: 'The body is neither a valid envelope nor a valid problem (validateEnvelope, validateProblem).',
-    fix: 'Change the members the message names until validateEnvelope or validateProblem accepts the body, or build it with this package.',
-  },
-  {
-    rule: 'next-step-unknown',
-    summary: `A problem's next_step is not one of ${list(Object.keys(NEXT_STEP_NAMES))}.`,
-    fix: `Use one of ${list(Object.keys(NEXT_STEP_NAMES))}: the next step of the code's retry word.`,
-  },
-  {
-    rule: 'retry-word-unknown',
-    summary: "A retry member is not one of the catalog's retry words.",
-    fix: `Use the code's retry word from the catalog, one of ${list(Object.keys(WORDS))}.`,
-  },
-  {
-    rule: 'status-disagrees',
-    summary: "The response status or a problem's status member is not the catalog's status for a known code, or the two differ.",
-    fix: "Send the catalog's status for the code, the same in the response and in the problem's status member.",
-  },
-] as const satisfies readonly ViolationRuleInfo[];
-
-/** The id of one rule of the review. */
-export type ViolationRule = (typeof VIOLATION_RULES)[number]['rule'];
-
 /** One finding of the review. */
 export interface Violation {
   /** The name of the body it is about. */
@@ -139,18 +80,6 @@ const FIXES = new Map<string, string>(VIOLATION_RULES.map((r) => [r.rule, r.fix]
 // Reading bodies
 // ---------------------------------------------------------------------------------------------
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** An own member only, so nothing inherited is read as data. */
-function own(object: unknown, key: string): unknown {
-  return isObject(object) && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
-}
-
-const hasText = (value: unknown): boolean => typeof value === 'string' && /\S/.test(value);
 const isWholeSeconds = (value: unknown): boolean => typeof value === 'number' && Number.isInteger(value) && value >= 0;
 
 function clip(text: string, max = 80): string {
@@ -189,7 +118,7 @@ interface Shape {
   /** The JSON pointer of the same place. */
   readonly pointer: string;
   /** The object whose members are read. */
-  readonly members: Json | null;
+  readonly members: JsonObject | null;
   readonly delayName: string;
   readonly paramName: string;
 }
@@ -197,11 +126,11 @@ interface Shape {
 const PROBLEM_MEMBERS = ['type', 'title', 'status', 'detail', 'code', 'next_step', 'retry', 'param', 'retry_after_seconds'];
 
 function shapeOf(body: unknown): Shape {
-  if (isObject(body) && Object.prototype.hasOwnProperty.call(body, 'error')) {
+  if (isRecord(body) && Object.hasOwn(body, 'error')) {
     const error = own(body, 'error');
-    return { kind: 'envelope', prefix: 'error.', pointer: '/error', members: isObject(error) ? error : null, delayName: 'retry_after', paramName: 'field' };
+    return { kind: 'envelope', prefix: 'error.', pointer: '/error', members: isRecord(error) ? error : null, delayName: 'retry_after', paramName: 'field' };
   }
-  if (isObject(body) && PROBLEM_MEMBERS.some((m) => Object.prototype.hasOwnProperty.call(body, m))) {
+  if (isRecord(body) && PROBLEM_MEMBERS.some((m) => Object.hasOwn(body, m))) {
     return { kind: 'problem', prefix: '', pointer: '', members: body, delayName: 'retry_after_seconds', paramName: 'param' };
   }
   return { kind: 'other', prefix: '', pointer: '', members: null, delayName: 'retry_after_seconds', paramName: 'param' };
@@ -280,7 +209,7 @@ function review(entry: { status: unknown; headers: HeadersInput; hasHeaders: boo
 
   // Seed 002, "Give every error four fields": next_step is one of three values; the schema enumerates them.
   if (nextStep !== undefined && !(typeof nextStep === 'string' && Object.hasOwn(NEXT_STEP_NAMES, nextStep))) {
-    add('next-step-unknown', `next_step is ${show(nextStep)}, not one of ${list(Object.keys(NEXT_STEP_NAMES))}`, pointer('next_step'));
+    add('next-step-unknown', `next_step is ${show(nextStep)}, not one of ${Object.keys(NEXT_STEP_NAMES).join(', ')}`, pointer('next_step'));
   }
   // The catalog's retry words (schema/catalog.json) are the only ones an agent switches on.
   if (retry !== undefined && word === null && shape.kind !== 'other') {
@@ -300,7 +229,7 @@ function review(entry: { status: unknown; headers: HeadersInput; hasHeaders: boo
   }
 
   // Seed 002, "Give every error four fields": a fix without a parameter is refused; the catalog says which retry words require a field.
-  if (shape.kind !== 'other' && !hasText(own(m, shape.paramName))) {
+  if (shape.kind !== 'other' && str(m, shape.paramName) === null) {
     let why: string | null = null;
     if (word !== null) {
       if (word.requires.includes('field')) why = `${at('retry')} is ${show(retry)}, which asks for a change to one field`;
@@ -400,7 +329,7 @@ function entriesOf(bodies: unknown): { name: string; entry: unknown }[] {
         }
         out.push({ name, entry });
       }
-    } else if (isObject(bodies)) {
+    } else if (isRecord(bodies)) {
       for (const name of Object.keys(bodies)) {
         let entry: unknown;
         try {

@@ -8,6 +8,7 @@ import { isKnownCode, lookup } from '../core/catalog.js';
 import { retryAfterSeconds } from '../core/delay.js';
 import { headerValue, toHeaders, type Fields, type HeadersInput } from '../core/headers.js';
 import { parseHttpDate, referenceClock } from '../core/http-date.js';
+import { isRecord, own } from '../core/json.js';
 import { errorHeaders } from '../core/render.js';
 import { validateEnvelope, validateProblem, type ValidationIssue, type ValidationResult } from '../core/validate.js';
 import { violations, type ViolationRule } from './violations.js';
@@ -150,17 +151,6 @@ const PREVIEW = 300;
 // Reading a response
 // ---------------------------------------------------------------------------------------------
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** An own member only, so nothing inherited is read as data. */
-function own(object: unknown, key: string): unknown {
-  return isObject(object) && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
-}
-
 /** The body as the matchers read it. */
 type Body =
   | { readonly kind: 'empty' }
@@ -209,7 +199,7 @@ function isFetchResponse(value: unknown): value is Response {
 }
 
 function isResponseShape(value: unknown): value is ResponseShape {
-  return isObject(value) && ['status', 'statusCode', 'body', 'text'].some((k) => k in value);
+  return isRecord(value) && ['status', 'statusCode', 'body', 'text'].some((k) => k in value);
 }
 
 function readShape(value: ResponseShape): Snapshot {
@@ -314,9 +304,9 @@ function isErrorStatus(status: number | null): boolean {
 
 /** The kind a body's members say it is, valid or not; null for no JSON object. */
 function shapeKind(value: unknown): AgentBodyKind | null {
-  if (!isObject(value)) return null;
-  if (Object.prototype.hasOwnProperty.call(value, 'error')) return 'envelope';
-  return ['type', 'title', 'status', 'detail', 'code', 'next_step'].some((m) => Object.prototype.hasOwnProperty.call(value, m)) ? 'problem' : null;
+  if (!isRecord(value)) return null;
+  if (Object.hasOwn(value, 'error')) return 'envelope';
+  return ['type', 'title', 'status', 'detail', 'code', 'next_step'].some((m) => Object.hasOwn(value, m)) ? 'problem' : null;
 }
 
 /** The code a body carries, valid or not. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCatalog } from '../../codegen/load-catalog.js';
 import { GENERATED_DIR, README } from '../../codegen/paths.js';
-import { renderGenerated, renderReadme } from '../../codegen/render.js';
+import { renderGenerated, renderPages } from '../../codegen/render.js';
 import { staleFiles } from '../../codegen/write.js';
 import { responseName } from '../../codegen/emit-openapi.js';
 import { headerSentence } from '../../codegen/header.js';
@@ -16,8 +16,8 @@ const openapi31 = JSON.parse(read('openapi.json'));
 const openapi30 = JSON.parse(read('openapi-3.0.json'));
 
 describe('generated/ is what codegen writes', () => {
-  it('has no stale, missing or orphaned file, and the README table is current', async () => {
-    expect(await staleFiles(await renderGenerated(catalog), await renderReadme(catalog))).toEqual([]);
+  it('has no stale, missing or orphaned file, and the tables of README.md and docs/tooling.md are current', async () => {
+    expect(await staleFiles(await renderGenerated(catalog), await renderPages(catalog))).toEqual([]);
   });
 
   it('renders byte-identical output twice in a row', async () => {
@@ -38,7 +38,7 @@ describe('generated/ is what codegen writes', () => {
     const files = await renderGenerated(catalog);
     files.set('ERRORS.md', `${files.get('ERRORS.md')}edited\n`);
     files.set('extra.txt', 'orphan');
-    const stale = await staleFiles(files, await renderReadme(catalog));
+    const stale = await staleFiles(files, await renderPages(catalog));
     expect(stale).toContain('generated/ERRORS.md is stale');
     expect(stale).toContain('generated/extra.txt is missing');
   });

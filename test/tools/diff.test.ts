@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RETRY_WORDS } from '../../generated/catalog.js';
-import { BREAKING_RULES, NON_BREAKING_RULES, contractKind, diffCatalog, formatDiff, type Change, type DiffResult } from '../../src/tools/diff.js';
+import { BREAKING_RULES, NON_BREAKING_RULES, contractKind, diffCatalog, formatDiff, type Change, type DiffResult, type DiffRule, type DiffRuleInfo } from '../../src/tools/diff.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const readJson = (path: string): unknown => JSON.parse(readFileSync(fileURLToPath(new URL(path, ROOT)), 'utf8'));
@@ -532,7 +532,8 @@ describe('malformed input', () => {
 
 describe('the rule tables and the text output', () => {
   it('gives every rule a unique kebab-case id, a summary and a fix, in exactly one of the two tables', () => {
-    const all = [...BREAKING_RULES, ...NON_BREAKING_RULES];
+    // Typed, so that the generated tables keep the shape DiffRuleInfo promises.
+    const all: readonly DiffRuleInfo[] = [...BREAKING_RULES, ...NON_BREAKING_RULES];
     expect(new Set(all.map((r) => r.rule)).size).toBe(all.length);
     for (const r of all) {
       expect(r.rule).toMatch(/^[a-z]+(-[a-z]+)*$/);
@@ -544,6 +545,37 @@ describe('the rule tables and the text output', () => {
       'field-now-required', 'delay-now-required', 'retry-word-removed', 'code-now-draft',
     ]);
     expect(NON_BREAKING_RULES.map((r) => r.rule)).toEqual(['code-added', 'retry-word-added', 'title-changed', 'advice-changed', 'draft-changed', 'requirement-dropped']);
+  });
+
+  // The type makes this list name every rule of schema/diff-rules.json and no other, so a rule the
+  // schema adds needs a change here that diffCatalog reports under it.
+  const CAUSES: Record<DiffRule, () => DiffResult> = {
+    'code-removed': () => against((c) => delete c.codes.not_found),
+    'code-renamed': () => against((c) => {
+      c.codes.sold_out = c.codes.out_of_stock!;
+      delete c.codes.out_of_stock;
+    }),
+    'status-changed': () => against((c) => void (c.codes.offer_expired!.status = 404)),
+    'retry-changed': () => against((c) => void (c.codes.not_found!.retry = 'ask_human')),
+    'next-step-changed': () => against((c) => void (c.retry_words.no!.next_step = 'wait')),
+    'family-changed': () => against((c) => void (c.codes.not_found!.family = 'payment')),
+    'field-now-required': () => against((c) => void (c.retry_words.no!.requires = ['field'])),
+    'delay-now-required': () => against((c) => void (c.retry_words.no!.requires = ['retry_after'])),
+    'retry-word-removed': () => against((c) => delete c.retry_words.ask_human),
+    'code-now-draft': () => against((c) => void (c.codes.not_found!.draft = true)),
+    'code-added': () => against((c) => void (c.codes.coupon_expired = { ...c.codes.out_of_stock!, title: 'Coupon expired' })),
+    'retry-word-added': () => against((c) => void (c.retry_words.later = { ...c.retry_words.after_delay! })),
+    'title-changed': () => against((c) => void (c.codes.not_found!.title = 'Nothing here')),
+    'advice-changed': () => against((c) => void (c.codes.not_found!.advice = 'Look elsewhere.')),
+    'draft-changed': () => diffCatalog(catalog((c) => void (c.codes.not_found!.draft = true)), catalog()),
+    'requirement-dropped': () => against((c) => void (c.retry_words.fix_input!.requires = [])),
+  };
+
+  it.each(Object.entries(CAUSES))('reports %s for a change that makes it, in the table it is listed in', (rule, cause) => {
+    const result = cause();
+    const breaking = BREAKING_RULES.some((r) => r.rule === rule);
+    expect((breaking ? result.breaking : result.nonBreaking).map((c) => c.rule)).toContain(rule);
+    expect((breaking ? result.nonBreaking : result.breaking).map((c) => c.rule)).not.toContain(rule);
   });
 
   it('prints one line per change, breaking first, and a summary line', () => {

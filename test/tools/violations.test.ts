@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CODES, EXAMPLES, RETRY_WORDS } from '../../generated/catalog.js';
-import { VIOLATION_RULES, violations, type CatalogBody } from '../../src/tools/lint.js';
+import { VIOLATION_RULES, violations, type CatalogBody, type ViolationRule, type ViolationRuleInfo } from '../../src/tools/lint.js';
 
 const RULE_IDS = VIOLATION_RULES.map((r) => r.rule);
 
@@ -341,11 +341,32 @@ describe('VIOLATION_RULES', () => {
       'retry-word-unknown',
       'status-disagrees',
     ]);
-    for (const r of VIOLATION_RULES) {
+    // Typed, so that the generated table keeps the shape ViolationRuleInfo promises.
+    const table: readonly ViolationRuleInfo[] = VIOLATION_RULES;
+    for (const r of table) {
       expect(r.rule).toMatch(/^[a-z]+(-[a-z]+)*$/);
       expect(r.summary.length).toBeGreaterThan(20);
       expect(r.fix.length).toBeGreaterThan(20);
     }
+  });
+
+  // The type makes this list name every rule of schema/violation-rules.json and no other, so a rule
+  // the schema adds needs a body here that violations() reports under it.
+  const CAUSES: Record<ViolationRule, Omit<CatalogBody, 'name'>> = {
+    'wait-without-delay': { body: envelope({ retry: 'after_delay', retry_after: null }) },
+    'delay-not-whole-seconds': { body: envelope({ retry: 'after_delay', retry_after: 1.5 }) },
+    'fix-without-param': { body: envelope({ retry: 'fix_input', field: null }) },
+    'promise-without-delay': { body: problem({ detail: 'The upstream failed; try again later.' }) },
+    'retry-after-disagrees': { body: envelope({ retry: 'after_delay', retry_after: 30 }), headers: { 'Retry-After': '60' } },
+    'retry-after-missing': { body: envelope({ retry: 'after_delay', retry_after: 30 }), headers: {} },
+    'not-the-contract': { body: 'Service Unavailable' },
+    'next-step-unknown': { body: problem({ next_step: 'later' }) },
+    'retry-word-unknown': { body: envelope({ retry: 'maybe' }) },
+    'status-disagrees': { body: EXAMPLES.not_found.envelope, status: 500 },
+  };
+
+  it.each(Object.entries(CAUSES))('reports %s for a body that breaks it', (rule, entry) => {
+    expect(rules(entry.body, entry)).toContain(rule);
   });
 });
 
