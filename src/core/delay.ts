@@ -6,6 +6,7 @@
 import { parseDictionary, parseList } from 'structured-headers';
 import { headerValue, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { parseHttpDate, referenceClock } from './http-date.js';
+import { own } from './json.js';
 
 export { parseHttpDate };
 
@@ -191,11 +192,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
-}
-
-/** An own member only, so nothing inherited from Object.prototype is read as data. */
-function own(object: Record<string, unknown>, key: string): unknown {
-  return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
 }
 
 // Duration JSON (protobuf JSON mapping, google/protobuf/duration.proto): decimal seconds with an

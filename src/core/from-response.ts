@@ -4,6 +4,7 @@ import { READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } from '../../ge
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
 import { delayFrom } from './delay.js';
+import { isRecord, own, str, type JsonObject } from './json.js';
 import { pickHeaders, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { cleanText, readPage, type PageSummary } from './html.js';
 import { challengeSignal, looksLikeDump, soldOut } from './signals.js';
@@ -17,7 +18,6 @@ export interface FromResponseOptions {
   readonly now?: number;
 }
 
-type Json = Record<string, unknown>;
 
 /** What a structured body said; null members are what it did not say. */
 interface Reading {
@@ -30,23 +30,17 @@ interface Reading {
 const CODE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const NONE: Reading = { code: null, field: null, message: null, retry: null };
 
-const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
 // Own members only, of the right JSON type: RFC 9457 section 3.1 says a member of the wrong type is ignored.
-const own = (o: Json, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
-const str = (o: Json, key: string): string | null => {
+const obj = (o: JsonObject, key: string): JsonObject | null => {
   const value = own(o, key);
-  return typeof value === 'string' && value.trim() !== '' ? value : null;
+  return isRecord(value) ? value : null;
 };
-const obj = (o: Json, key: string): Json | null => {
-  const value = own(o, key);
-  return isObject(value) ? value : null;
-};
-const list = (o: Json, key: string): unknown[] => {
+const list = (o: JsonObject, key: string): unknown[] => {
   const value = own(o, key);
   return Array.isArray(value) ? value : [];
 };
 /** The first object of a list. */
-const first = (items: unknown[]): Json | null => (isObject(items[0]) ? items[0] : null);
+const first = (items: unknown[]): JsonObject | null => (isRecord(items[0]) ? items[0] : null);
 
 /** A value from one of the catalog's reader tables, when it lists it. */
 function readerCode(table: Exclude<keyof typeof READERS, 'next_step' | 'signals'>, value: string | null): string | null {
@@ -69,19 +63,19 @@ const asRetry = (value: string | null): RetryWord | null => (isRetryWord(value) 
 // Readers, one per dialect. Each returns null when the body is not of its dialect.
 
 /** This package's envelope: {error: {code, message, field, retry, retry_after}}. */
-function readEnvelope(body: Json): Reading | null {
+function readEnvelope(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || typeof own(error, 'code') !== 'string' || !('retry' in error || 'field' in error || 'retry_after' in error)) return null;
   return { code: asCode(str(error, 'code')), field: str(error, 'field'), message: str(error, 'message'), retry: asRetry(str(error, 'retry')) };
 }
 
 /** google.rpc.Status as HTTP JSON (AIP-193): {error: {code: <number>, message, status, details}}. */
-function readGoogle(body: Json): Reading | null {
+function readGoogle(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || typeof own(error, 'code') !== 'number' || (str(error, 'status') === null && !Array.isArray(own(error, 'details')))) return null;
   let field: string | null = null;
   for (const detail of list(error, 'details')) {
-    if (!isObject(detail) || !str(detail, '@type')?.endsWith('google.rpc.BadRequest')) continue;
+    if (!isRecord(detail) || !str(detail, '@type')?.endsWith('google.rpc.BadRequest')) continue;
     field = str(first(list(detail, 'fieldViolations')) ?? {}, 'field');
     break;
   }
@@ -89,7 +83,7 @@ function readGoogle(body: Json): Reading | null {
 }
 
 /** Stripe's and OpenAI's {error: {type, code, param, message, decline_code}}; Stripe's OAuth sends error as a string. */
-function readTypedError(body: Json): Reading | null {
+function readTypedError(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || str(error, 'type') === null) return null;
   const code = str(error, 'code');
@@ -105,7 +99,7 @@ function readTypedError(body: Json): Reading | null {
 }
 
 /** RFC 9457 / 7807 problem details, this package's extension members or any other vocabulary. */
-function readProblem(body: Json): Reading | null {
+function readProblem(body: JsonObject): Reading | null {
   const type = str(body, 'type');
   const hasStatus = typeof own(body, 'status') === 'number';
   if (type === null && !(str(body, 'title') !== null && (hasStatus || str(body, 'detail') !== null))) return null;
@@ -121,7 +115,7 @@ function readProblem(body: Json): Reading | null {
 }
 
 /** GitHub's REST errors: {message, documentation_url, errors: [{resource, field, code}]}. */
-function readGitHub(body: Json): Reading | null {
+function readGitHub(body: JsonObject): Reading | null {
   const message = str(body, 'message');
   if (message === null || (str(body, 'documentation_url') === null && !Array.isArray(own(body, 'errors')))) return null;
   const detail = first(list(body, 'errors'));
@@ -129,7 +123,7 @@ function readGitHub(body: Json): Reading | null {
 }
 
 /** Bodies that say only a sentence: Spring Boot, Rails, hapi/Fastify, OAuth, FastAPI and plain {error} or {message}. */
-function readLoose(body: Json): Reading | null {
+function readLoose(body: JsonObject): Reading | null {
   const error = str(body, 'error');
   const message = str(body, 'message');
   // FastAPI validation: {detail: [{loc: ["body", "email"], msg}]}; other errors {detail: "..."}.
@@ -144,7 +138,7 @@ function readLoose(body: Json): Reading | null {
   return text === null ? null : { ...NONE, message: text };
 }
 
-const READERS_IN_ORDER: [string, (body: Json) => Reading | null][] = [
+const READERS_IN_ORDER: [string, (body: JsonObject) => Reading | null][] = [
   ['google.rpc.Status', readGoogle],
   ["this package's envelope", readEnvelope],
   ['a Stripe or OpenAI error object', readTypedError],
@@ -154,7 +148,7 @@ const READERS_IN_ORDER: [string, (body: Json) => Reading | null][] = [
 ];
 
 /** The first dialect that recognises the body, and its name, or nothing. */
-function readStructured(body: Json): [Reading, string | null] {
+function readStructured(body: JsonObject): [Reading, string | null] {
   for (const [name, read] of READERS_IN_ORDER) {
     try {
       const reading = read(body);
@@ -264,7 +258,7 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
     text = null;
   }
   const page = text !== null && json === undefined ? readPage(text) : null;
-  const [reading, dialect] = isObject(json) ? readStructured(json) : [NONE, null];
+  const [reading, dialect] = isRecord(json) ? readStructured(json) : [NONE, null];
   const because: string[] = [];
   if (dialect) because.push(`the body is ${dialect}`);
 
