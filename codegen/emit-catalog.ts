@@ -1,4 +1,4 @@
-// generated/catalog.ts: the catalog as typed constant data, with every code's example bodies.
+// generated/catalog.ts: the catalog as typed constant data, with every code's vendor equivalents and example bodies.
 import { STATUS_CODES } from 'node:http';
 import type { Catalog } from './catalog-model.js';
 import { allExamples } from './examples.js';
@@ -13,13 +13,24 @@ function statusText(): Record<number, string> {
   return out;
 }
 
-/** The codes as run-time code reads them: each example goes to EXAMPLES alone, which a bundler leaves out of an app that does not import it. */
-function withoutExamples(codes: Catalog['codes']): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(codes).map(([code, { example: _example, ...entry }]) => [code, entry]));
+/**
+ * The codes as run-time code reads them: what each code means. Its example goes to EXAMPLES and its
+ * names in other vocabularies to EQUIVALENTS, tables a bundler leaves out of an app that does not
+ * import them (the vendor names alone are about 200 B of every gzipped entry point).
+ */
+function meanings(codes: Catalog['codes']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(codes).map(([code, { example: _example, google: _google, stripe: _stripe, ...entry }]) => [code, entry]));
 }
 
-/** The text of generated/catalog.ts. */
-export function emitCatalog(catalog: Catalog): string {
+/** Each code's names in Google's and Stripe's vocabularies. */
+function equivalents(codes: Catalog['codes']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(codes).map(([code, { google, stripe }]) => [code, { google, stripe }]));
+}
+
+/** The text of generated/catalog.ts; `codePattern` is the Code pattern of schema/common.schema.json. */
+export function emitCatalog(catalog: Catalog, codePattern: string): string {
+  // As a JavaScript literal, its groups made non-capturing: the same language, matched without captures.
+  const pattern = new RegExp(codePattern.replace(/\((?!\?)/g, '(?:')).toString();
   return [
     scriptHeader('schema/catalog.json'),
     "import type { Code, CodeRetry, RetryWord, NextStep } from './types.js';",
@@ -41,7 +52,13 @@ export function emitCatalog(catalog: Catalog): string {
     '  readonly advice: string;',
     "  readonly family: 'core' | 'identity' | 'payment' | 'negotiation' | 'site';",
     '  readonly draft?: boolean;',
+    '}',
+    '',
+    "/** What a code is called in other vendors' error vocabularies. */",
+    'export interface EquivalentEntry {',
+    '  /** The google.rpc.Code name (AIP-193) an API in Google\'s dialect would send. */',
     '  readonly google: string;',
+    '  /** The error type Stripe would send. */',
     '  readonly stripe: string;',
     '}',
     '',
@@ -49,13 +66,19 @@ export function emitCatalog(catalog: Catalog): string {
     `export const RETRY_WORDS = ${data(catalog.retry_words)} as const satisfies Record<RetryWord, RetryWordEntry>;`,
     '',
     '/** Every code, keyed by the code, in catalog order. Its example is in EXAMPLES, which no run-time path loads. */',
-    `export const CODES = ${data(withoutExamples(catalog.codes))} as const satisfies { readonly [C in Code]: CodeEntry & { readonly retry: CodeRetry[C] } };`,
+    `export const CODES = ${data(meanings(catalog.codes))} as const satisfies { readonly [C in Code]: CodeEntry & { readonly retry: CodeRetry[C] } };`,
+    '',
+    "/** Every code's names in Google's and Stripe's vocabularies, for rendering an error in their dialects. */",
+    `export const EQUIVALENTS = ${data(equivalents(catalog.codes))} as const satisfies { readonly [C in Code]: EquivalentEntry };`,
     '',
     '/** The code an agent gives a response that names none, by HTTP status. */',
     `export const STATUS_DEFAULTS: Readonly<Record<string, Code>> = ${data(catalog.status_defaults)};`,
     '',
     '/** The code for an error status that STATUS_DEFAULTS does not list, by class. */',
     `export const STATUS_FALLBACKS = ${data(catalog.status_fallbacks)} as const satisfies { readonly '4xx': Code; readonly '5xx': Code };`,
+    '',
+    "/** What a code looks like, a catalog's or a site's own: lowercase snake case (common.schema.json, Code). */",
+    `export const CODE_PATTERN = ${pattern};`,
     '',
     "/** The catalog code whose status and retry word an agent gives a code it does not know (a site's own). */",
     `export const UNKNOWN_CODE = ${JSON.stringify(catalog.unknown_code)} satisfies Code;`,

@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog } from './catalog-model.js';
+import { loadBodySchemas } from './body-schemas.js';
 import { diffRuleTable, emitDiffRules, loadDiffRules } from './diff-rules.js';
 import { emitCatalog } from './emit-catalog.js';
 import { emitErrorsMd, emitProblemPage, emitProblemPagesModule, injectReadme, injectTable } from './emit-docs.js';
@@ -23,9 +24,11 @@ export const TOOLING_PAGE = 'docs/tooling.md';
 export async function renderGenerated(catalog: Catalog, options: { rules?: boolean } = {}): Promise<Map<string, string>> {
   const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const doc31 = await openApi31(catalog, version);
+  const { common } = await loadBodySchemas();
+  const codePattern = (common.$defs.Code as { pattern: string }).pattern;
   const files = new Map<string, string>([
     ['types.ts', await emitTypes(catalog)],
-    ['catalog.ts', emitCatalog(catalog)],
+    ['catalog.ts', emitCatalog(catalog, codePattern)],
     ['validators.js', await emitValidators(catalog)],
     ['validators.d.ts', emitValidatorTypes()],
     ['openapi.json', json(doc31)],

@@ -19,7 +19,13 @@ export interface CodeEntry {
   readonly advice: string;
   readonly family: 'core' | 'identity' | 'payment' | 'negotiation' | 'site';
   readonly draft?: boolean;
+}
+
+/** What a code is called in other vendors' error vocabularies. */
+export interface EquivalentEntry {
+  /** The google.rpc.Code name (AIP-193) an API in Google's dialect would send. */
   readonly google: string;
+  /** The error type Stripe would send. */
   readonly stripe: string;
 }
 
@@ -79,8 +85,6 @@ export const CODES = {
     "status": 400,
     "retry": "fix_input",
     "family": "core",
-    "google": "INVALID_ARGUMENT",
-    "stripe": "invalid_request_error",
     "title": "Invalid input",
     "advice": "Correct the named field and send the request again."
   },
@@ -88,8 +92,6 @@ export const CODES = {
     "status": 400,
     "retry": "fix_input",
     "family": "core",
-    "google": "INVALID_ARGUMENT",
-    "stripe": "invalid_request_error",
     "title": "Missing field",
     "advice": "Add the named field and send the request again."
   },
@@ -97,8 +99,6 @@ export const CODES = {
     "status": 401,
     "retry": "get_grant",
     "family": "core",
-    "google": "UNAUTHENTICATED",
-    "stripe": "authentication_error",
     "title": "Authorization required",
     "advice": "Obtain a grant for this site, then retry with it."
   },
@@ -106,8 +106,6 @@ export const CODES = {
     "status": 402,
     "retry": "pay",
     "family": "core",
-    "google": "FAILED_PRECONDITION",
-    "stripe": "invalid_request_error",
     "title": "Payment required",
     "advice": "Pay the advertised price (see the payments spec), then retry."
   },
@@ -115,8 +113,6 @@ export const CODES = {
     "status": 402,
     "retry": "ask_human",
     "family": "core",
-    "google": "FAILED_PRECONDITION",
-    "stripe": "card_error",
     "title": "Payment declined",
     "advice": "Ask the person; the payment method was refused."
   },
@@ -124,8 +120,6 @@ export const CODES = {
     "status": 403,
     "retry": "no",
     "family": "core",
-    "google": "PERMISSION_DENIED",
-    "stripe": "invalid_request_error",
     "title": "Not allowed",
     "advice": "Stop; this site's agent policy does not allow this use here."
   },
@@ -133,8 +127,6 @@ export const CODES = {
     "status": 403,
     "retry": "get_grant",
     "family": "core",
-    "google": "PERMISSION_DENIED",
-    "stripe": "invalid_request_error",
     "title": "Scope missing",
     "advice": "Ask the person for a grant that includes the named scope."
   },
@@ -142,8 +134,6 @@ export const CODES = {
     "status": 403,
     "retry": "ask_human",
     "family": "core",
-    "google": "PERMISSION_DENIED",
-    "stripe": "invalid_request_error",
     "title": "Needs a human",
     "advice": "Hand the step to the person; only a human can do it, so do not retry it."
   },
@@ -151,8 +141,6 @@ export const CODES = {
     "status": 404,
     "retry": "no",
     "family": "core",
-    "google": "NOT_FOUND",
-    "stripe": "invalid_request_error",
     "title": "Not found",
     "advice": "Stop; the thing does not exist."
   },
@@ -160,8 +148,6 @@ export const CODES = {
     "status": 409,
     "retry": "refetch",
     "family": "core",
-    "google": "ABORTED",
-    "stripe": "invalid_request_error",
     "title": "Conflict",
     "advice": "Read the current state again, then retry against it."
   },
@@ -169,8 +155,6 @@ export const CODES = {
     "status": 409,
     "retry": "no",
     "family": "core",
-    "google": "FAILED_PRECONDITION",
-    "stripe": "invalid_request_error",
     "title": "Out of stock",
     "advice": "Stop, or choose another item."
   },
@@ -178,8 +162,6 @@ export const CODES = {
     "status": 429,
     "retry": "after_delay",
     "family": "core",
-    "google": "RESOURCE_EXHAUSTED",
-    "stripe": "rate_limit_error",
     "title": "Too many requests",
     "advice": "Wait retry_after seconds, then retry."
   },
@@ -187,8 +169,6 @@ export const CODES = {
     "status": 500,
     "retry": "once",
     "family": "core",
-    "google": "INTERNAL",
-    "stripe": "api_error",
     "title": "Internal error",
     "advice": "Retry once."
   },
@@ -196,8 +176,6 @@ export const CODES = {
     "status": 503,
     "retry": "after_delay",
     "family": "core",
-    "google": "UNAVAILABLE",
-    "stripe": "api_error",
     "title": "Temporarily unavailable",
     "advice": "Wait retry_after seconds, then retry."
   },
@@ -206,8 +184,6 @@ export const CODES = {
     "retry": "fix_input",
     "family": "identity",
     "draft": true,
-    "google": "UNAUTHENTICATED",
-    "stripe": "authentication_error",
     "title": "Signature invalid",
     "advice": "Sign the request again; the named header failed verification."
   },
@@ -216,8 +192,6 @@ export const CODES = {
     "retry": "get_grant",
     "family": "identity",
     "draft": true,
-    "google": "UNAUTHENTICATED",
-    "stripe": "authentication_error",
     "title": "Signing key unknown",
     "advice": "Publish the signing key in the agent's key directory or register it with the site, then retry."
   },
@@ -226,8 +200,6 @@ export const CODES = {
     "retry": "get_grant",
     "family": "identity",
     "draft": true,
-    "google": "UNAUTHENTICATED",
-    "stripe": "authentication_error",
     "title": "Grant expired",
     "advice": "Renew the grant, then retry with the new one."
   },
@@ -236,8 +208,6 @@ export const CODES = {
     "retry": "ask_human",
     "family": "identity",
     "draft": true,
-    "google": "PERMISSION_DENIED",
-    "stripe": "authentication_error",
     "title": "Grant revoked",
     "advice": "Ask the person; they or the site withdrew the grant."
   },
@@ -246,8 +216,6 @@ export const CODES = {
     "retry": "refetch",
     "family": "payment",
     "draft": true,
-    "google": "ABORTED",
-    "stripe": "invalid_request_error",
     "title": "Price changed",
     "advice": "Read the current price, then pay again if the person's limits still allow it."
   },
@@ -256,8 +224,6 @@ export const CODES = {
     "retry": "ask_human",
     "family": "payment",
     "draft": true,
-    "google": "FAILED_PRECONDITION",
-    "stripe": "card_error",
     "title": "Insufficient funds",
     "advice": "Ask the person to add funds or choose another way to pay."
   },
@@ -266,8 +232,6 @@ export const CODES = {
     "retry": "ask_human",
     "family": "payment",
     "draft": true,
-    "google": "FAILED_PRECONDITION",
-    "stripe": "card_error",
     "title": "Spending limit exceeded",
     "advice": "Ask the person to raise the agent's spending limit."
   },
@@ -276,8 +240,6 @@ export const CODES = {
     "retry": "fix_input",
     "family": "payment",
     "draft": true,
-    "google": "INVALID_ARGUMENT",
-    "stripe": "invalid_request_error",
     "title": "Currency unsupported",
     "advice": "Pay in a currency the offer lists."
   },
@@ -286,8 +248,6 @@ export const CODES = {
     "retry": "ask_human",
     "family": "negotiation",
     "draft": true,
-    "google": "FAILED_PRECONDITION",
-    "stripe": "invalid_request_error",
     "title": "Terms not accepted",
     "advice": "Ask the person to accept the site's terms for agents."
   },
@@ -296,8 +256,6 @@ export const CODES = {
     "retry": "refetch",
     "family": "negotiation",
     "draft": true,
-    "google": "FAILED_PRECONDITION",
-    "stripe": "invalid_request_error",
     "title": "Offer expired",
     "advice": "Fetch a current offer, then answer that one."
   },
@@ -306,12 +264,114 @@ export const CODES = {
     "retry": "fix_input",
     "family": "negotiation",
     "draft": true,
-    "google": "FAILED_PRECONDITION",
-    "stripe": "invalid_request_error",
     "title": "Offer rejected",
     "advice": "Change the named term of the counter-offer, or stop."
   }
 } as const satisfies { readonly [C in Code]: CodeEntry & { readonly retry: CodeRetry[C] } };
+
+/** Every code's names in Google's and Stripe's vocabularies, for rendering an error in their dialects. */
+export const EQUIVALENTS = {
+  "invalid_input": {
+    "google": "INVALID_ARGUMENT",
+    "stripe": "invalid_request_error"
+  },
+  "missing_field": {
+    "google": "INVALID_ARGUMENT",
+    "stripe": "invalid_request_error"
+  },
+  "auth_required": {
+    "google": "UNAUTHENTICATED",
+    "stripe": "authentication_error"
+  },
+  "payment_required": {
+    "google": "FAILED_PRECONDITION",
+    "stripe": "invalid_request_error"
+  },
+  "payment_declined": {
+    "google": "FAILED_PRECONDITION",
+    "stripe": "card_error"
+  },
+  "not_allowed": {
+    "google": "PERMISSION_DENIED",
+    "stripe": "invalid_request_error"
+  },
+  "scope_missing": {
+    "google": "PERMISSION_DENIED",
+    "stripe": "invalid_request_error"
+  },
+  "needs_human": {
+    "google": "PERMISSION_DENIED",
+    "stripe": "invalid_request_error"
+  },
+  "not_found": {
+    "google": "NOT_FOUND",
+    "stripe": "invalid_request_error"
+  },
+  "conflict": {
+    "google": "ABORTED",
+    "stripe": "invalid_request_error"
+  },
+  "out_of_stock": {
+    "google": "FAILED_PRECONDITION",
+    "stripe": "invalid_request_error"
+  },
+  "rate_limited": {
+    "google": "RESOURCE_EXHAUSTED",
+    "stripe": "rate_limit_error"
+  },
+  "internal": {
+    "google": "INTERNAL",
+    "stripe": "api_error"
+  },
+  "temporarily_unavailable": {
+    "google": "UNAVAILABLE",
+    "stripe": "api_error"
+  },
+  "signature_invalid": {
+    "google": "UNAUTHENTICATED",
+    "stripe": "authentication_error"
+  },
+  "key_unknown": {
+    "google": "UNAUTHENTICATED",
+    "stripe": "authentication_error"
+  },
+  "grant_expired": {
+    "google": "UNAUTHENTICATED",
+    "stripe": "authentication_error"
+  },
+  "grant_revoked": {
+    "google": "PERMISSION_DENIED",
+    "stripe": "authentication_error"
+  },
+  "price_changed": {
+    "google": "ABORTED",
+    "stripe": "invalid_request_error"
+  },
+  "insufficient_funds": {
+    "google": "FAILED_PRECONDITION",
+    "stripe": "card_error"
+  },
+  "spending_limit_exceeded": {
+    "google": "FAILED_PRECONDITION",
+    "stripe": "card_error"
+  },
+  "currency_unsupported": {
+    "google": "INVALID_ARGUMENT",
+    "stripe": "invalid_request_error"
+  },
+  "terms_not_accepted": {
+    "google": "FAILED_PRECONDITION",
+    "stripe": "invalid_request_error"
+  },
+  "offer_expired": {
+    "google": "FAILED_PRECONDITION",
+    "stripe": "invalid_request_error"
+  },
+  "offer_rejected": {
+    "google": "FAILED_PRECONDITION",
+    "stripe": "invalid_request_error"
+  }
+} as const satisfies { readonly [C in Code]: EquivalentEntry };
 
 /** The code an agent gives a response that names none, by HTTP status. */
 export const STATUS_DEFAULTS: Readonly<Record<string, Code>> = {
@@ -342,6 +402,9 @@ export const STATUS_FALLBACKS = {
   "4xx": "not_allowed",
   "5xx": "internal"
 } as const satisfies { readonly '4xx': Code; readonly '5xx': Code };
+
+/** What a code looks like, a catalog's or a site's own: lowercase snake case (common.schema.json, Code). */
+export const CODE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 
 /** The catalog code whose status and retry word an agent gives a code it does not know (a site's own). */
 export const UNKNOWN_CODE = "internal" satisfies Code;

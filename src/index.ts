@@ -1,6 +1,6 @@
 // @agent-index/errors: the catalog of error codes, their retry words, and validators for both bodies.
-export { CODES, EXAMPLES, READERS, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, UNKNOWN_CODE } from '../generated/catalog.js';
-export type { CodeEntry, RetryWordEntry } from '../generated/catalog.js';
+export { CODES, EQUIVALENTS, EXAMPLES, READERS, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, UNKNOWN_CODE } from '../generated/catalog.js';
+export type { CodeEntry, EquivalentEntry, RetryWordEntry } from '../generated/catalog.js';
 export type {
   AnyCode,
   Code,

@@ -1,7 +1,7 @@
 // One failure, rendered in each dialect an API might speak: this package's problem details and
 // envelope, Google's google.rpc.Status (AIP-193), Stripe's error object, and a vague sentence.
 // The loop (agent/loop.ts) feeds each to an agent and counts what each costs.
-import { CODES, RETRY_WORDS, STATUS_TEXT } from '../../generated/catalog.js';
+import { CODES, EQUIVALENTS, RETRY_WORDS, STATUS_TEXT } from '../../generated/catalog.js';
 import type { RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode } from './catalog.js';
 import { errorHeaders, problemFrom } from './render.js';
@@ -37,8 +37,8 @@ export interface DialectOptions {
   readonly docs?: string;
 }
 
-/** The catalog entry whose vendor names a code renders with; a site's own code borrows its status's. */
-const entryOf = (error: DialectError) => CODES[isKnownCode(error.code) ? error.code : codeForStatus(error.status)];
+/** The vendor names a code renders with; a site's own code borrows its status's. */
+const entryOf = (error: DialectError) => EQUIVALENTS[isKnownCode(error.code) ? error.code : codeForStatus(error.status)];
 
 const json = (status: number, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }): WireResponse => ({
   status,

@@ -1,6 +1,6 @@
 // fromResponse: any HTTP response, from any server, read as this package's envelope. Structured
 // bodies are read as they are; otherwise the status decides, refined only by documented signals.
-import { READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } from '../../generated/catalog.js';
+import { CODE_PATTERN, READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
 import { delayFrom } from './delay.js';
@@ -27,7 +27,6 @@ interface Reading {
   retry: RetryWord | null;
 }
 
-const CODE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const NONE: Reading = { code: null, field: null, message: null, retry: null };
 
 // Own members only, of the right JSON type: RFC 9457 section 3.1 says a member of the wrong type is ignored.

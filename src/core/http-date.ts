@@ -23,12 +23,9 @@ const RFC850_DATE = new RegExp(`^[ \\t]*${DAY_NAME_LONG}, (\\d{2})-${MONTH}-(\\d
 // in UTC); we also take a single unpadded digit ("Nov 6"), which cannot be read two ways.
 const ASCTIME_DATE = new RegExp(`^[ \\t]*${DAY_NAME} ${MONTH} (?: (\\d)|(\\d{1,2})) ${TIME} (\\d{4})[ \\t]*$`, 'i');
 
-function isLeapYear(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-}
-
+/** The days of a month (0-11) of a year: day 0 of the next month is its last day. The Gregorian calendar repeats every 400 years. */
 function daysInMonth(year: number, month: number): number {
-  return month === 1 ? (isLeapYear(year) ? 29 : 28) : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month]!;
+  return new Date(Date.UTC(2000 + (year % 400), month + 1, 0)).getUTCDate();
 }
 
 /** Milliseconds since the epoch of a UTC calendar time, computed with Date.UTC (never with local time). */

@@ -1,6 +1,6 @@
 // AgentError: the one error class of the site side. It cannot be built wrong: the catalog decides
 // status and retry word, and a code whose word needs a field or a delay refuses to be built without.
-import { CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import { CODE_PATTERN, CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { AnyCode, Code, CodeRequirements, Envelope, FieldError, Problem, RetryWord } from '../../generated/types.js';
 import { isKnownCode, isRetryWord } from '../core/catalog.js';
 import { errorHeaders, problemFrom } from '../core/render.js';
@@ -37,7 +37,6 @@ export interface SiteErrorOptions extends AgentErrorBaseOptions {
 
 type Args<C extends Code> = keyof CodeRequirements[C] extends never ? [options?: AgentErrorOptions<C>] : [options: AgentErrorOptions<C>];
 
-const CODE_PATTERN = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const BRAND = Symbol.for('@agent-index/errors.AgentError');
 
 /** Refuses what an agent could not act on, naming the code and the rule (seed 002's builder). */

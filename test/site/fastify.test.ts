@@ -34,6 +34,7 @@ let bare: FastifyInstance;
 let url: string;
 let bareUrl: string;
 let bigError: { pulled: number } | undefined;
+let webBigError: { pulled: number } | undefined;
 
 beforeAll(async () => {
   app = Fastify();
@@ -57,6 +58,35 @@ beforeAll(async () => {
     const { stream, state } = counted(1024 * 1024, 'x', '<title>Broken</title>');
     bigError = state;
     return reply.code(500).type('text/html').send(stream);
+  });
+  // Web ReadableStream bodies: a 1 MB error page pulled a chunk at a time, and one that fails after its title.
+  app.get('/web-big-error', (_request, reply) => {
+    const state = { pulled: 0 };
+    webBigError = state;
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          if (state.pulled === 0) controller.enqueue(new TextEncoder().encode('<title>Web broken</title>'));
+          else controller.enqueue(chunk);
+          state.pulled += state.pulled === 0 ? 25 : chunk.byteLength;
+          if (state.pulled >= 1024 * 1024) controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    return reply.code(500).type('text/html').send(body);
+  });
+  app.get('/web-failing-error', (_request, reply) => {
+    let sent = false;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent) return controller.error(new Error('upstream went away'));
+        sent = true;
+        controller.enqueue(new TextEncoder().encode('<title>Half a page</title>'));
+      },
+    });
+    return reply.code(502).type('text/html').send(body);
   });
   app.post('/validated', { schema: { body: { type: 'object', required: ['currency'], properties: { currency: { type: 'string' } } } } }, async () => ({ ok: true }));
   app.post('/small', { bodyLimit: 10 }, async () => ({ ok: true }));
@@ -183,6 +213,25 @@ describe('AgentFriendly on Fastify', () => {
     expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Broken' });
     // Readable.from pulls a chunk or two ahead of the reader, never the megabyte.
     expect(bigError!.pulled).toBeLessThanOrEqual(BUFFER_BYTES + 3 * 64 * 1024);
+  });
+
+  it('converts an error page sent as a web ReadableStream from its first bufferBytes, and stops the stream there', async () => {
+    const res = await get('/web-big-error', AGENT);
+    expect(res.status).toBe(500);
+    expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Web broken' });
+    expect(webBigError!.pulled).toBeLessThanOrEqual(BUFFER_BYTES + 3 * 64 * 1024);
+    // A browser gets the whole page, streamed as the app sent it.
+    const page = await get('/web-big-error', BROWSER);
+    expect((await page.text()).length).toBe(25 + 16 * 64 * 1024);
+  });
+
+  it('converts what a failing web ReadableStream sent before it failed, and hands the failure to onError', async () => {
+    const before = secrets.length;
+    const res = await get('/web-failing-error', AGENT);
+    // A 502 is internal to the catalog, and sent with the catalog's status for it.
+    expect(res.status).toBe(500);
+    expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Half a page' });
+    expect(secrets.slice(before).map((e) => (e as Error).message)).toContain('upstream went away');
   });
 
   it('answers HEAD with headers only', async () => {
