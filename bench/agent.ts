@@ -30,7 +30,7 @@
 // Missing a target never fails the run: the exit code is 0. Only a run that cannot measure (the
 // server does not start, a side gives a wrong answer, the corpus cannot be read) exits 1.
 //
-// Why the client row misses its target, step by step: npx tsx bench/agent-overhead.ts.
+// Where the client's time goes, step by step: npx tsx bench/explore/agent-overhead.ts.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -42,7 +42,7 @@ import { fileURLToPath } from 'node:url';
 import { AGENT_ACCEPT, createAgentClient } from '../src/agent/client.js';
 import { createMemoryStore } from '../src/agent/store.js';
 import { fromResponse, MAX_BODY_BYTES } from '../src/core/from-response.js';
-import { alignedTable, iqr, median, round2, verdictMark, targetText } from './stats.js';
+import { alignedTable, iqr, median, permutations, round2, targetText, verdictMark, verdictOf, type Verdict } from './stats.js';
 
 const CORPUS_DIR = fileURLToPath(new URL('../test/fixtures/responses/', import.meta.url));
 
@@ -73,7 +73,7 @@ interface Row {
   ratio: number;
   target: Target;
   met: boolean | null;
-  verdict: 'met' | 'equal within noise' | 'not met' | 'informational';
+  verdict: Verdict;
   spread: { a: [number, number]; b: [number, number]; ratio: [number, number] };
   /** median of the per-round ratios second copy / first copy of B (same code), when measured */
   control: number | null;
@@ -87,14 +87,6 @@ export class CannotMeasure extends Error {}
 
 // Results flow into this so no side's work is dead code.
 let sink = 0;
-
-// ---------------------------------------------------------------- statistics
-
-
-function permutations(n: number): number[][] {
-  if (n === 1) return [[0]];
-  return permutations(n - 1).flatMap((p) => Array.from({ length: n }, (_, at) => [...p.slice(0, at), n - 1, ...p.slice(at)]));
-}
 
 // ---------------------------------------------------------------- the harness
 
@@ -160,12 +152,7 @@ function row(
   const ratio = median(ratios);
   const control = controls ? median(controls) : null;
   const noise = control === null ? null : Math.abs(1 - control);
-  let verdict: Row['verdict'] = 'informational';
-  if (base.target) {
-    if (round2(ratio) <= base.target.value) verdict = 'met';
-    else if (noise !== null && round2(ratio) <= round2(base.target.value + noise)) verdict = 'equal within noise';
-    else verdict = 'not met';
-  }
+  const verdict = verdictOf(ratio, base.target, noise);
   return {
     ...base,
     valueA: median(a),
@@ -569,7 +556,7 @@ async function main(): Promise<void> {
   );
 }
 
-// Run only as the entry point: bench/agent-overhead.ts imports the server from here.
+// Run only as the entry point: bench/explore/agent-overhead.ts imports the server from here.
 if (process.argv[1] !== undefined && resolvePath(process.argv[1]) === fileURLToPath(import.meta.url)) {
   main().catch((error: unknown) => {
     console.error(error instanceof CannotMeasure ? `bench: cannot measure: ${error.message}` : error);

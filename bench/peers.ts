@@ -16,7 +16,7 @@ import { PEERS } from './peers/clients.js';
 import { chartOf, notes, runLine } from './peers/report.js';
 import { createScriptedService } from './peers/server.js';
 import { barChartSvg } from './peers/svg.js';
-import { publish } from './readme.js';
+import { publish } from './publish.js';
 import { markdownTable } from './peers/table.js';
 
 // The seed's two failures that clear with time: `rate_limited` (429) and `maintenance`
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     mkdirSync(dirname(out(path)), { recursive: true });
     writeFileSync(out(path), content);
   }
-  publish('peers', `${table}\n\n${runLine(started)}`);
+  publish('README.md', 'peers', `${table}\n\n${runLine(started)}`);
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify({ peers: PEERS.map((p) => p.name), rows }, null, 2)}\n`);
     return;

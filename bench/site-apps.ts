@@ -2,7 +2,7 @@
 // (on @hono/node-server; twice: with the middleware, and as a Fetch API app wrapped by
 // agentFriendlyFetch), each bare, wrapped in its AgentFriendly adapter, or with a no-op integration
 // of the same shape (see VARIANTS). Imported by bench/site-server.ts (one server per child process)
-// and, for the shared constants, by the bench/site*.ts scripts.
+// and, for the shared constants, by bench/site.ts and the bench/explore/site-*.ts scripts.
 //
 //   GET /json     200, a 1 KB JSON object, serialized the way the framework does it
 //   GET /stream   200, 1 MiB of application/octet-stream in 16 chunks of 64 KiB, one chunk per turn
@@ -27,6 +27,11 @@ export type Adapter = (typeof ADAPTERS)[number];
  */
 export const VARIANTS = ['bare', 'wrapped', 'noop'] as const;
 export type Variant = (typeof VARIANTS)[number];
+
+/** The three cases bench/site.ts measures, in the order it warms a server up (the 404s last), and their routes. */
+export const CASES = ['json', 'stream', '404'] as const;
+export type Case = (typeof CASES)[number];
+export const PATHS: Readonly<Record<Case, string>> = { json: '/json', stream: '/stream', '404': '/missing' };
 
 /** What an agent sends (test/site/*.test.ts's AGENT): it ranks Markdown first, so AgentFriendly answers it. */
 export const AGENT_ACCEPT = 'text/markdown, text/html, */*';
@@ -222,7 +227,7 @@ async function honoApp(around: Integration): Promise<Running> {
   app.get('/json', (c) => c.json(JSON_BODY));
   app.get('/stream', (c) => c.body(webStream(), 200, { 'content-type': 'application/octet-stream' }));
   if (process.env.HONO_LISTENER === '1') {
-    // For bench/site-ab.ts: agentFriendly (node:http) around @hono/node-server's listener, no middleware.
+    // For bench/explore/site-ab.ts: agentFriendly (node:http) around @hono/node-server's listener, no middleware.
     const { getRequestListener } = await import('@hono/node-server');
     const { agentFriendly } = await import('../src/site/node.js');
     return listen(createServer(agentFriendly(getRequestListener(app.fetch))));

@@ -38,7 +38,7 @@ export function buildServers(): Built {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext, // what NodeNext emits for a .ts file of a "type": "module" package
     esModuleInterop: true,
-    sourceMap: true, // for bench/site-profile.ts, which maps profile positions back to the .ts lines
+    sourceMap: true, // for bench/explore/site-profile.ts, which maps profile positions back to the .ts lines
   };
   const sources = [
     ...files(join(ROOT, 'src')),

@@ -19,7 +19,7 @@ if (!ADAPTERS.includes(adapter) || !VARIANTS.includes(variant)) {
 }
 
 const app = await startApp(adapter, variant);
-process.stdout.write(`${JSON.stringify({ port: app.port, pid: process.pid })}\n`);
+process.stdout.write(`${JSON.stringify({ port: app.port })}\n`);
 
 // process.exit (not a hard kill) so that --cpu-prof writes its profile.
 const stop = (): void => process.exit(0);

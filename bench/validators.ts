@@ -19,7 +19,7 @@
 //                  validate one envelope.
 //    Verdict: median standalone / median runtime, at most 0.10. Node's own boot, the same for both,
 //    is left out; the whole-process time is shown as an informational row.
-// 2. Steady state: bench/steady-state.mjs, in a few fresh processes, validations per second
+// 2. Steady state: bench/validators-steady-state.mjs, in a few fresh processes, validations per second
 //    cycling through every catalog example envelope plus a few invalid bodies. Each process holds
 //    two copies of each contender (the standalone module imported twice, the schema compiled
 //    twice), warms all four up, then runs rounds of one batch each in rotating order. Verdict:
@@ -44,7 +44,7 @@ import { loadCatalog } from '../codegen/load-catalog.js';
 import { newAjv, validatorSchema, VALIDATOR_EXPORTS } from '../codegen/emit-validators.js';
 import { GENERATED_DIR } from '../codegen/paths.js';
 import { EXAMPLES } from '../generated/catalog.js';
-import { alignedTable, iqr, median, round2, verdictMark, targetText } from './stats.js';
+import { alignedTable, iqr, median, round2, targetText, verdictMark, verdictOf, type Target, type Verdict } from './stats.js';
 
 const COLD_WARMUP = 2; // discarded fresh processes per side (file cache, page cache)
 const COLD_REPS = 15; // measured fresh processes per side, interleaved
@@ -55,7 +55,7 @@ const STEADY_ROUNDS = 24; // per process; each round one batch per side (2 copie
 const COLD_TARGET = 0.1; // standalone / runtime, at most
 const STEADY_TARGET = 1.0; // standalone / runtime, at least
 
-const STEADY_CHILD = fileURLToPath(new URL('./steady-state.mjs', import.meta.url));
+const STEADY_CHILD = fileURLToPath(new URL('./validators-steady-state.mjs', import.meta.url));
 
 type Primitive = boolean | number | string;
 
@@ -67,9 +67,9 @@ interface Row {
   runtime: number;
   /** standalone / runtime */
   ratio: number;
-  target: { op: '<=' | '>='; value: number } | null;
+  target: Target | null;
   met: boolean | null;
-  verdict: 'met' | 'equal within noise' | 'not met' | 'informational';
+  verdict: Verdict;
   spread: { standalone: [number, number]; runtime: [number, number]; ratio?: [number, number] };
   samples: number;
 }
@@ -199,7 +199,7 @@ function coldStart(shared: Shared, body: unknown): Row[] {
     const sa = a.map(pick);
     const sb = b.map(pick);
     const ratio = median(sa) / median(sb);
-    const met = target ? round2(ratio) <= target.value : null;
+    const verdict = verdictOf(ratio, target, null);
     return {
       id,
       measure,
@@ -208,8 +208,8 @@ function coldStart(shared: Shared, body: unknown): Row[] {
       runtime: median(sb),
       ratio,
       target,
-      met,
-      verdict: met === null ? 'informational' : met ? 'met' : 'not met',
+      met: verdict === 'informational' ? null : verdict === 'met',
+      verdict,
       spread: { standalone: iqr(sa), runtime: iqr(sb) },
       samples: COLD_REPS,
     };
@@ -293,8 +293,8 @@ function steadyState(shared: Shared, inputsFile: string, bodies: Steady['bodies'
   const sa = samples.flatMap((s) => s.standalone[0]);
   const sb = samples.flatMap((s) => s.runtime[0]);
   const ratio = median(ratios);
-  const verdict: Row['verdict'] =
-    round2(ratio) >= STEADY_TARGET ? 'met' : round2(ratio) >= round2(STEADY_TARGET - noise) ? 'equal within noise' : 'not met';
+  const target: Target = { op: '>=', value: STEADY_TARGET };
+  const verdict = verdictOf(ratio, target, noise);
   return {
     row: {
       id: 'steady_state',
@@ -303,7 +303,7 @@ function steadyState(shared: Shared, inputsFile: string, bodies: Steady['bodies'
       standalone: median(sa),
       runtime: median(sb),
       ratio,
-      target: { op: '>=', value: STEADY_TARGET },
+      target,
       met: verdict !== 'not met',
       verdict,
       spread: { standalone: iqr(sa), runtime: iqr(sb), ratio: iqr(ratios) },

@@ -77,7 +77,7 @@ async function readStreamPayload(payload: unknown, cap: number, failed: (error: 
  * set that neither overwrites. Overwritten rather than removed where it can: a removal deletes a
  * property of the reply's headers object, which makes every function of Fastify's that reads such
  * objects slower, for the replies after it too (1 KB JSON replies after a few converted errors
- * measured about 10% slower in bench/site-ab.ts).
+ * measured about 10% slower in bench/explore/site-ab.ts).
  */
 function replaceHeaders(reply: FastifyReply, drop: ReadonlySet<string>, set: Readonly<Record<string, string>>, body: string): void {
   reply.headers(set);
@@ -142,7 +142,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     // One parametric route for the pages (HEAD as Fastify adds it to every GET): Fastify's router
     // finds it, so no other request pays anything for it, as it would for a hook. One route, not a
     // route a code: about forty more routes left some processes' other replies measurably slower
-    // (bench/site-spread.ts). An app's own route for one of these paths comes first, as a static
+    // (bench/explore/site-spread.ts). An app's own route for one of these paths comes first, as a static
     // route does in Fastify; a code the catalog does not have falls through to the app's 404.
     // `docs: false` leaves the paths to the app.
     const prefix = `${docsPrefix(options.base)}/problems/`;

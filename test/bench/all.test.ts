@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { BENCHES, formatReport } from '../../bench/all.js';
-import { injectSection } from '../../bench/readme.js';
+import { BENCHES, formatReport, TABLE_PAGE } from '../../bench/all.js';
+import { injectSection } from '../../bench/publish.js';
 
 const bench = (name: string) => BENCHES.find((b) => b.name === name)!;
 
@@ -13,6 +14,15 @@ describe('npm run bench: the one report', () => {
     const report = formatReport(rows, 'context');
     expect(report).toContain('| validators | cold start | 0.08 | <= 0.10 | yes |');
     expect(report).toContain('| site | Express, 1 KB JSON: wrapped / bare req/s (A/A 1.01, a no-op integration 0.98) | 0.93 | >= 0.97 | no |');
+  });
+
+  it('says of a site row judged against the no-op Hono middleware what it divides by, and still shows wrapped / bare', () => {
+    const rows = bench('site').rows({
+      rows: [{ adapter: 'hono', case: 'json', baseline: 'no-op', ratio: 0.98, overBare: 0.89, control: 0.99, floor: 0.91, target: 0.97, verdict: 'met' }],
+    });
+    expect(formatReport(rows, 'context')).toContain(
+      '| site | Hono, middleware, 1 KB JSON: wrapped / a no-op Hono middleware req/s, same run (A/A 0.99; no-op / bare 0.91, wrapped / bare 0.89) | 0.98 | >= 0.97 | yes |',
+    );
   });
 
   it('sums calls per client in the peers grid, against this package\'s', () => {
@@ -29,7 +39,14 @@ describe('npm run bench: the one report', () => {
     ]);
   });
 
-  it('replaces only the text between the README markers, and leaves a README without them alone', () => {
+  it('publishes its table into a page that has the bench markers', () => {
+    const page = readFileSync(new URL(`../../${TABLE_PAGE}`, import.meta.url), 'utf8');
+    expect(TABLE_PAGE).toBe('docs/benchmarks.md');
+    expect(page.indexOf('<!-- bench:start -->')).toBeGreaterThan(-1);
+    expect(page.indexOf('<!-- bench:end -->')).toBeGreaterThan(page.indexOf('<!-- bench:start -->'));
+  });
+
+  it('replaces only the text between a page\'s markers, and leaves a page without them alone', () => {
     const readme = 'a\n<!-- bench:start -->\nold\n<!-- bench:end -->\nb';
     expect(injectSection(readme, 'bench', 'new')).toBe('a\n<!-- bench:start -->\nnew\n<!-- bench:end -->\nb');
     expect(injectSection(readme, 'peers', 'new')).toBe(readme);

@@ -159,7 +159,7 @@ describe('Where the Express adapter puts its wrappers', () => {
 
   it("answers successes and converts errors on node:http and Express without loading node's fetch implementation into the server", async () => {
     // Reading the Headers global loads undici, which cost an Express server about 2% of its JSON
-    // throughput in bench/site-ab.ts; neither path has any need of it.
+    // throughput in bench/explore/site-ab.ts; neither path has any need of it.
     const { stdout } = await execFileAsync(process.execPath, ['--import', 'tsx', 'test/helpers/headers-global.ts'], { cwd: process.cwd() });
     const ok = [200, 200, 200];
     const missing = [404, 404, 404];

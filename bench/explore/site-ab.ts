@@ -3,9 +3,9 @@
 // measured in interleaved rounds in rotating order. Prints each server's median requests per second
 // and server CPU per request, and its median per-round ratio and CPU difference against the first.
 //
-//   npx tsx bench/site-ab.ts <adapter> <case> [rounds=8] [seconds=1] -- spec ...
+//   npx tsx bench/explore/site-ab.ts <adapter> <case> [rounds=8] [seconds=1] -- spec ...
 //   spec: label:variant[:ENV=value,...[:node-flag]]
-//   e.g. npx tsx bench/site-ab.ts express json 10 1 -- bare:bare noop:noop wrapped:wrapped bare2:bare wrapped2:wrapped
+//   e.g. npx tsx bench/explore/site-ab.ts express json 10 1 -- bare:bare noop:noop wrapped:wrapped bare2:bare wrapped2:wrapped
 //
 // Identical servers differ by up to ±3% here (list one twice to see it): compare variants over
 // several servers each. Before measuring, each server answers 20 agent 404s, browser 404s and
@@ -15,16 +15,15 @@
 // moments of a server that switches from a burst of 404s to the case).
 // Every server gets the spec's environment (the adapters read none; for experiments). HONO_LISTENER=1
 // on a bare Hono server puts agentFriendly (node:http) around @hono/node-server's listener instead:
-//   npx tsx bench/site-ab.ts hono json 8 1 -- bare:bare mw:wrapped listener:bare:HONO_LISTENER=1
-import type { Adapter, Variant } from './site-apps.js';
-import { buildServers } from './site-build.js';
-import { measure, startServer, stopServer, type ServerHandle } from './site.js';
-import { median } from './stats.js';
+//   npx tsx bench/explore/site-ab.ts hono json 8 1 -- bare:bare mw:wrapped listener:bare:HONO_LISTENER=1
+import { PATHS, type Adapter, type Case, type Variant } from '../site-apps.js';
+import { buildServers } from '../site-build.js';
+import { measure, startServer, stopServer, type ServerHandle } from '../site.js';
+import { median } from '../stats.js';
 
-const PATHS = { json: '/json', stream: '/stream', '404': '/missing' } as const;
 const args = process.argv.slice(2);
 const split = args.indexOf('--');
-const [adapter, kase, roundsArg, secondsArg] = args.slice(0, split < 0 ? args.length : split) as [Adapter, keyof typeof PATHS, string?, string?];
+const [adapter, kase, roundsArg, secondsArg] = args.slice(0, split < 0 ? args.length : split) as [Adapter, Case, string?, string?];
 const specs = (split < 0 ? ['bare:bare', 'noop:noop', 'wrapped:wrapped'] : args.slice(split + 1)).map((spec) => {
   const [label, variant, env = '', ...node] = spec.split(':');
   return { label: label!, variant: variant as Variant, node: node.length ? [node.join(':')] : [], env: Object.fromEntries(env.split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string])) };

@@ -7,7 +7,7 @@
 // to the .ts lines. The profile is sampled on the main thread's wall clock: "writev (native)" there
 // holds more than the syscall, so read the src/site frames, not the total.
 //
-//   npx tsx bench/site-profile.ts <node|express|fastify|hono|fetch> <json|stream|404> [seconds=4] [--keep]
+//   npx tsx bench/explore/site-profile.ts <node|express|fastify|hono|fetch> <json|stream|404> [seconds=4] [--keep]
 //
 // PROFILE_BEFORE=404 has each server serve that case for a second before the warm-up (bench/site.ts's
 // warm-up ends in the 404s). PROFILE_VARIANT=noop profiles the no-op integration of bench/site-apps.ts in place of the adapter:
@@ -20,9 +20,9 @@ import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ADAPTERS, type Adapter, type Variant } from './site-apps.js';
-import { buildServers, type Built } from './site-build.js';
-import { CannotMeasure, load, serverCpu, startServer, stopServer } from './site.js';
+import { ADAPTERS, PATHS, type Adapter, type Case, type Variant } from '../site-apps.js';
+import { buildServers, type Built } from '../site-build.js';
+import { CannotMeasure, load, serverCpu, startServer, stopServer } from '../site.js';
 
 interface CallFrame {
   functionName: string;
@@ -44,8 +44,6 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const PATHS = { json: '/json', stream: '/stream', '404': '/missing' } as const;
-type Case = keyof typeof PATHS;
 
 let built: Built | null = null;
 const maps = new Map<string, SourceMap | null>();
@@ -122,7 +120,7 @@ async function profileOne(adapter: Adapter, variant: Variant, kase: Case, second
 async function main(): Promise<void> {
   const [adapter, kase, secondsArg] = process.argv.slice(2).filter((a) => !a.startsWith('--')) as [Adapter, Case, string | undefined];
   if (!ADAPTERS.includes(adapter) || !(kase in PATHS)) {
-    console.error('usage: npx tsx bench/site-profile.ts <node|express|fastify|hono|fetch> <json|stream|404> [seconds] [--keep]');
+    console.error('usage: npx tsx bench/explore/site-profile.ts <node|express|fastify|hono|fetch> <json|stream|404> [seconds] [--keep]');
     process.exitCode = 2;
     return;
   }

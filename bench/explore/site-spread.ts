@@ -6,15 +6,15 @@
 // reported while it was measured. A wide spread where the bare app's is narrow means the
 // adapter leaves some processes in a slower settled state.
 //
-//   npx tsx bench/site-spread.ts <adapter> <bare|wrapped|noop> [processes=6]
+//   npx tsx bench/explore/site-spread.ts <adapter> <bare|wrapped|noop> [processes=6]
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ADAPTERS, VARIANTS, type Adapter, type Variant } from './site-apps.js';
-import { buildServers } from './site-build.js';
-import { load } from './site.js';
+import { ADAPTERS, VARIANTS, type Adapter, type Variant } from '../site-apps.js';
+import { buildServers } from '../site-build.js';
+import { load } from '../site.js';
 
 const [adapter, variant, count = '6'] = process.argv.slice(2) as [Adapter, Variant, string?];
 if (!ADAPTERS.includes(adapter) || !VARIANTS.includes(variant)) {
-  console.error(`usage: npx tsx bench/site-spread.ts <${ADAPTERS.join('|')}> <${VARIANTS.join('|')}> [processes]`);
+  console.error(`usage: npx tsx bench/explore/site-spread.ts <${ADAPTERS.join('|')}> <${VARIANTS.join('|')}> [processes]`);
   process.exit(2);
 }
 const built = buildServers();

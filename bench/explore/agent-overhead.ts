@@ -1,8 +1,8 @@
 // Where the agent client's time goes, for bench/agent.ts's client rows. No verdict of its own: a
 // breakdown, each line a ratio to bare fetch (or a cost per call) measured in this same run.
 //
-//   npx tsx bench/agent-overhead.ts          a table
-//   npx tsx bench/agent-overhead.ts --json   the same as JSON
+//   npx tsx bench/explore/agent-overhead.ts          a table
+//   npx tsx bench/explore/agent-overhead.ts --json   the same as JSON
 //
 // Part 1, on loopback (bench/agent.ts's server, in a child process): sequential GETs, each reading
 // the body, the variants interleaved in rotating order, median per-round ratio to bare fetch.
@@ -16,11 +16,11 @@
 // Exit code 0 unless it cannot measure.
 
 import { performance } from 'node:perf_hooks';
-import { createAgentClient } from '../src/agent/client.js';
-import { createMemoryStore } from '../src/agent/store.js';
-import { fromResponse } from '../src/core/from-response.js';
-import { startServer, stopServer } from './agent.js';
-import { median } from './stats.js';
+import { createAgentClient } from '../../src/agent/client.js';
+import { createMemoryStore } from '../../src/agent/store.js';
+import { fromResponse } from '../../src/core/from-response.js';
+import { startServer, stopServer } from '../agent.js';
+import { median } from '../stats.js';
 
 const WARMUP_REQUESTS = 800; // per variant
 const BATCH = 150; // sequential requests per variant per round
