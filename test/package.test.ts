@@ -11,7 +11,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const PROBE = `
 import { createRequire } from 'node:module';
 const out = {};
-for (const sub of ['', '/site', '/site/fastify', '/site/hono', '/agent', '/lint', '/vitest']) {
+for (const sub of ['', '/site', '/site/node', '/site/express', '/site/fetch', '/site/fastify', '/site/hono', '/agent', '/agent/redis', '/agent/disk', '/agent/loop', '/lint', '/vitest']) {
   out['.' + sub] = Object.keys(await import('@agent-index/errors' + sub)).sort();
 }
 out['./openapi.json'] = (await import('@agent-index/errors/openapi.json', { with: { type: 'json' } })).default.openapi;
@@ -35,11 +35,26 @@ describe('the exports map', () => {
 
   it('serves the root API from the built package', () => {
     expect(resolved['.']).toEqual(expect.arrayContaining(['CODES', 'RETRY_WORDS', 'lookup', 'isKnownCode', 'validateEnvelope', 'validateProblem']));
-    expect(resolved['./site']).toEqual(expect.arrayContaining(['agentError', 'agentFriendly', 'agentFriendlyExpress', 'agentErrorHandler', 'agentFriendlyFetch', 'isAgentRequest']));
-    expect(resolved['./site/fastify']).toContain('agentFriendlyFastify');
-    expect(resolved['./site/hono']).toContain('agentFriendlyHono');
-    expect(resolved['./agent']).toEqual(expect.arrayContaining(['fromResponse', 'createAgentClient', 'agentFetch', 'delayFrom', 'createDiskStore']));
     expect(resolved['./lint']).toContain('validateProblem');
+  });
+
+  it('serves what a site shares from /site, and each adapter from its own subpath only', () => {
+    const adapters = ['agentFriendly', 'agentFriendlyExpress', 'agentErrorHandler', 'agentFriendlyFetch', 'agentFriendlyFastify', 'agentFriendlyHono', 'agentErrorHandlerHono'];
+    expect(resolved['./site']).toEqual(expect.arrayContaining(['agentError', 'siteError', 'AgentError', 'isAgentError', 'isAgentRequest', 'convertAppError']));
+    expect((resolved['./site'] as string[]).filter((name) => adapters.includes(name))).toEqual([]);
+    expect(resolved['./site/node']).toEqual(['agentFriendly']);
+    expect(resolved['./site/express']).toEqual(['agentErrorHandler', 'agentFriendlyExpress']);
+    expect(resolved['./site/fetch']).toEqual(['agentFriendlyFetch', 'readCapped']);
+    expect(resolved['./site/fastify']).toEqual(['agentFriendlyFastify']);
+    expect(resolved['./site/hono']).toEqual(['agentErrorHandlerHono', 'agentFriendlyHono']);
+  });
+
+  it("serves an agent's hot path from /agent, and the stores that need a server or a native module and the experiment from subpaths of their own", () => {
+    expect(resolved['./agent']).toEqual(expect.arrayContaining(['fromResponse', 'explainResponse', 'createAgentClient', 'agentFetch', 'delayFrom', 'createMemoryStore', 'defaultStore']));
+    for (const elsewhere of ['createDiskStore', 'createRedisStore', 'runLoop', 'POLICIES', 'decode', 'formatCell', 'validateEnvelope', 'validateProblem']) expect(resolved['./agent'], elsewhere).not.toContain(elsewhere);
+    expect(resolved['./agent/redis']).toContain('createRedisStore');
+    expect(resolved['./agent/disk']).toEqual(['createDiskStore']);
+    expect(resolved['./agent/loop']).toEqual(expect.arrayContaining(['runLoop', 'POLICIES', 'DEFAULT_BACKOFF', 'decode', 'formatCell']));
   });
 
   it('serves the OpenAPI documents and the JSON Schemas as files', () => {
