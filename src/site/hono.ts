@@ -22,6 +22,8 @@ function replace(c: Context, response: Response): void {
 /** The node request @hono/node-server passes as `c.env.incoming`, when the app runs on it. */
 interface Incoming {
   readonly headers: Record<string, string | string[] | undefined>;
+  /** The request target as sent: the path and query. */
+  readonly url?: string;
   readonly socket?: { readonly encrypted?: boolean };
 }
 
@@ -38,34 +40,40 @@ function incomingOf(c: Context): Incoming | undefined {
  * @example app.use(agentFriendlyHono({ onError: (e) => log.error(e) }));
  */
 export function agentFriendlyHono(options: AgentFriendlyOptions = {}): MiddlewareHandler {
-  return async (c, next) => {
-    const request = c.req.raw;
-    if (options.docs !== false && c.req.path.includes('/problems/')) {
-      const page = await docsPage(request, options);
-      if (page) return page;
-    }
-    // On @hono/node-server the raw node headers are at hand; reading request.headers would build a Headers per request.
-    const incoming = incomingOf(c);
-    if (!isAgentRequest({ headers: incoming?.headers ?? request.headers })) return next();
-    try {
-      await next();
-    } catch (error) {
+  /** The rest of the chain for an agent: its answer is converted or replaced when it is an error. */
+  const forAgent = (c: Context, next: () => Promise<void>, incoming: Incoming | undefined): Promise<Response | void> =>
+    // A plain promise chain, not an async function awaiting next(): one promise fewer per request.
+    next().then(
+      () => afterAgent(c, incoming, options),
       // What Hono's compose does not catch: a thrown non-Error, or an error handler that threw.
-      return answerThrown(c, incoming, error, options);
+      (error: unknown) => answerThrown(c, incoming, error, options),
+    );
+  return (c, next) => {
+    // On @hono/node-server the node request is at hand: its URL and headers are read from it, not
+    // through c.req, which Hono builds on first use (a route with one handler never needs it), nor
+    // through request.headers, which would build a Headers per request.
+    const incoming = incomingOf(c);
+    if (options.docs !== false && (incoming?.url ?? c.req.path).includes('/problems/')) {
+      return docsPage(c.req.raw, options).then((page) => page ?? (isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }) ? forAgent(c, next, incoming) : next()));
     }
-    // A success stays as it is, even one an inner middleware made of a caught error.
-    if (c.res.status < 400) return;
-    // Hono caught a thrown Error into c.error and c.res holds its error handler's answer. An
-    // HTTPException's response is meant for callers, so it is converted like any error response;
-    // for anything else that answer may carry the error's text, so it is replaced.
-    if (c.error && !isHttpException(c.error)) {
-      void c.res.body?.cancel().catch(() => undefined);
-      return answerThrown(c, incoming, c.error, options);
-    }
-    const f = factsOf(c, incoming, options);
-    const answer = convertAnyResponse(c.res, f, options);
-    replace(c, answer instanceof Promise ? await answer : answer);
+    return isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }) ? forAgent(c, next, incoming) : next();
   };
+}
+
+/** An agent's response once the app has answered: a success as it is, an error converted, a caught thrown error replaced. */
+function afterAgent(c: Context, incoming: Incoming | undefined, options: AgentFriendlyOptions): Response | void | Promise<void> {
+  // A success stays as it is, even one an inner middleware made of a caught error.
+  if (c.res.status < 400) return;
+  // Hono caught a thrown Error into c.error and c.res holds its error handler's answer. An
+  // HTTPException's response is meant for callers, so it is converted like any error response;
+  // for anything else that answer may carry the error's text, so it is replaced.
+  if (c.error && !isHttpException(c.error)) {
+    void c.res.body?.cancel().catch(() => undefined);
+    return answerThrown(c, incoming, c.error, options);
+  }
+  const answer = convertAnyResponse(c.res, factsOf(c, incoming, options), options);
+  if (!(answer instanceof Promise)) return replace(c, answer);
+  return answer.then((converted) => replace(c, converted));
 }
 
 /**
