@@ -21,11 +21,11 @@ export type AgentResult =
       readonly remembered?: boolean;
     };
 
-/** Options of createAgentClient. */
+/** Options of createAgentClient and createAgentFetch. */
 export interface AgentClientOptions {
   /** The fetch to call. @default globalThis.fetch */
   readonly fetch?: typeof globalThis.fetch;
-  /** The longest delay the client waits out itself; a longer one is handed back at once. @default 30 */
+  /** The most seconds one request sleeps in all, told or remembered; a longer wait is handed back at once. @default 30 */
   readonly maxWaitSeconds?: number;
   /** The most calls one request may make. @default 2 */
   readonly budget?: number;
@@ -42,6 +42,12 @@ export interface AgentClientOptions {
    * @default AGENT_ACCEPT
    */
   readonly accept?: string | false;
+  /**
+   * What to do when a site says to wait and not for how long: hand the error back (seed 000), or
+   * back off on DEFAULT_BACKOFF's doubling schedule within the budget and maxWaitSeconds.
+   * @default 'hand_back'
+   */
+  readonly unknownDelay?: 'hand_back' | 'backoff';
 }
 
 /** The Accept an agent client sends by default: data first, pages after, anything last. */
@@ -123,6 +129,170 @@ export function fromStore<T>(call: () => Promise<T> | T, otherwise: T): Promise<
   }
 }
 
+/** The backoff an agent guesses with when it was told to wait and not how long, in seconds: doubling from one (seed 002). */
+export const DEFAULT_BACKOFF = [1, 2, 4, 8, 16, 32, 64] as const;
+
+/**
+ * How one request ended: the site's last response (its body unread) and, when it failed, the error;
+ * or an error from memory with no call made; or what the call threw, when no response arrived.
+ */
+export interface Outcome {
+  readonly url: URL;
+  readonly response?: Response;
+  readonly error?: EnvelopeError;
+  readonly remembered?: boolean;
+  readonly thrown?: unknown;
+}
+
+/** What the rules allow one request, from its options. */
+export interface Allowance {
+  readonly budget: number;
+  readonly maxWait: number;
+  readonly backoff: boolean;
+  /** The request may be sent twice: an idempotent method, or an Idempotency-Key. */
+  readonly idempotent: boolean;
+}
+
+/** One request's progress under the rules. */
+export interface Attempts {
+  calls: number;
+  slept: number;
+  waited: boolean;
+  retriedOnce: boolean;
+  guesses: number;
+}
+
+/** The allowance of `options`, for a request that is or is not idempotent. */
+export function allowance(options: AgentClientOptions, idempotent: boolean): Allowance {
+  return { budget: Math.max(1, Math.floor(options.budget ?? 2)), maxWait: options.maxWaitSeconds ?? 30, backoff: options.unknownDelay === 'backoff', idempotent };
+}
+
+/** Takes `seconds` of sleep from the allowance when all the sleeping stays within maxWait. */
+function take(seconds: number, attempts: Attempts, allowed: Allowance): number | null {
+  if (attempts.slept + seconds > allowed.maxWait) return null;
+  attempts.slept += seconds;
+  return seconds;
+}
+
+/** The seconds to sleep out a wait the origin asked for earlier before calling it, or null to hand it back from memory. */
+export function rememberedWait(left: number, attempts: Attempts, allowed: Allowance): number | null {
+  const seconds = take(left, attempts, allowed);
+  if (seconds !== null) attempts.waited = true;
+  return seconds;
+}
+
+/**
+ * The rules after an error response: the seconds to sleep before calling again, or null to hand
+ * the error back. Wait a told delay once; guess on the doubling schedule only with backoff; retry a
+ * `once` word one time, for an idempotent request only; all the sleeping within maxWait, all the
+ * calls within the budget.
+ */
+export function nextWait(error: EnvelopeError, attempts: Attempts, allowed: Allowance): number | null {
+  if (attempts.calls >= allowed.budget) return null;
+  const word: RetryWordEntry = RETRY_WORDS[error.retry];
+  if (word.requires.includes('retry_after')) {
+    if (error.retry_after === null) {
+      // Told to wait, not how long: hand it back (seed 000), or guess on the doubling schedule.
+      return allowed.backoff ? take(DEFAULT_BACKOFF[Math.min(attempts.guesses++, DEFAULT_BACKOFF.length - 1)]!, attempts, allowed) : null;
+    }
+    // Wait when told how long, once, and never past maxWait in all (seed 000).
+    if (attempts.waited) return null;
+    const seconds = take(error.retry_after, attempts, allowed);
+    if (seconds !== null) attempts.waited = true;
+    return seconds;
+  }
+  // Retry once, and only what can safely be repeated (RFC 9110 section 9.2.2).
+  if (word.next_step !== 'wait' || attempts.retriedOnce || (word.idempotent_only && !allowed.idempotent)) return null;
+  const seconds = take(error.retry_after ?? word.default_retry_after ?? 0, attempts, allowed);
+  if (seconds !== null) attempts.retriedOnce = true;
+  return seconds;
+}
+
+/** Remembers for the origin a wait an error asked for, when it says how long. */
+export function remember(store: Store, origin: string, error: EnvelopeError, now: number): Promise<void> | void {
+  const word: RetryWordEntry = RETRY_WORDS[error.retry];
+  if (error.retry_after === null || !word.requires.includes('retry_after')) return;
+  const told = { until: now + error.retry_after * 1000, error };
+  return fromStore(() => store.setBackoff(origin, told), undefined);
+}
+
+/** The wait a store remembers for an origin, in whole seconds still to go, with its error; null when none is running. */
+export async function recalled(store: Store, origin: string, now: number): Promise<{ left: number; error: EnvelopeError } | null> {
+  const known = await fromStore(() => store.getBackoff(origin), undefined);
+  const left = known ? Math.ceil((known.until - now) / 1000) : 0;
+  return known && left > 0 ? { left, error: { ...known.error, retry_after: left } } : null;
+}
+
+/**
+ * The rules of the client and of createAgentFetch, as one function from a request to its outcome:
+ * wait a delay out once, told or remembered, when all the sleeping stays within maxWaitSeconds;
+ * retry a `once` error one time, for an idempotent request only; remember what each origin asked
+ * for; call at most `budget` times; hand back everything else.
+ */
+export function createRunner(options: AgentClientOptions = {}): (input: string | URL | Request, init?: RequestInit) => Promise<Outcome> {
+  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const sleep = options.sleep ?? abortableSleep;
+  const now = options.now ?? Date.now;
+  const store = options.store ?? defaultStore();
+  const accept = options.accept ?? AGENT_ACCEPT;
+  // The init of a request made with none, built once: fetch does not change what it is given.
+  const acceptOnly: RequestInit | undefined = accept === false ? undefined : { headers: { accept } };
+
+  return async (input, init) => {
+    // A bodiless string or URL request is sent again as it is; anything else becomes one Request,
+    // cloned per attempt only when it has a body to resend. Each extra Request costs a loopback call ~10%.
+    let url: URL;
+    let signal: AbortSignal | undefined;
+    let idempotent: boolean;
+    let send: () => Promise<Response>;
+    if ((typeof input === 'string' || input instanceof URL) && (init?.body === undefined || init.body === null)) {
+      url = new URL(String(input));
+      signal = init?.signal ?? undefined;
+      const method = (init?.method ?? 'GET').toUpperCase();
+      idempotent = IDEMPOTENT.has(method) || (init?.headers !== undefined && new Headers(init.headers).has('idempotency-key'));
+      const sent = accept === false ? init : init === undefined ? acceptOnly : withAccept(init, accept);
+      send = () => fetchImpl(input, sent);
+    } else {
+      const request = new Request(input, init);
+      if (accept !== false && !request.headers.has('accept')) request.headers.set('accept', accept);
+      url = new URL(request.url);
+      signal = request.signal;
+      idempotent = IDEMPOTENT.has(request.method) || request.headers.has('idempotency-key');
+      send = () => fetchImpl(request.body === null ? request : request.clone());
+    }
+    const allowed = allowance(options, idempotent);
+    const attempts: Attempts = { calls: 0, slept: 0, waited: false, retriedOnce: false, guesses: 0 };
+
+    // What the origin asked for earlier, by this process or (through a shared store) another one:
+    // waited out like a told wait when it fits, handed back from memory when it does not.
+    const known = await recalled(store, url.origin, now());
+    if (known) {
+      const seconds = rememberedWait(known.left, attempts, allowed);
+      if (seconds === null) return { url, error: known.error, remembered: true };
+      await sleep(seconds * 1000, signal);
+    }
+
+    for (;;) {
+      attempts.calls += 1;
+      let response: Response;
+      try {
+        response = await send();
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        return { url, thrown: error, error: networkError(url, error) };
+      }
+      if (response.status < 400) return { url, response };
+
+      const copy = response.clone();
+      const { error } = fromResponse(response.status, response.headers, await response.text().catch(() => null), { now: now() });
+      await remember(store, url.origin, error, now());
+      const seconds = nextWait(error, attempts, allowed);
+      if (seconds === null) return { url, response: copy, error };
+      await sleep(seconds * 1000, signal);
+    }
+  };
+}
+
 const failure = (error: EnvelopeError, response?: Response, remembered?: boolean): AgentResult => ({
   ok: false,
   error,
@@ -140,92 +310,11 @@ const failure = (error: EnvelopeError, response?: Response, remembered?: boolean
  * if (!result.ok) console.log(result.error.code, result.advice);
  */
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
-  const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
-  const maxWait = options.maxWaitSeconds ?? 30;
-  const budget = Math.max(1, Math.floor(options.budget ?? 2));
-  const sleep = options.sleep ?? abortableSleep;
-  const now = options.now ?? Date.now;
-  const store = options.store ?? defaultStore();
-  const accept = options.accept ?? AGENT_ACCEPT;
-  // The init of a request made with none, built once: fetch does not change what it is given.
-  const acceptOnly: RequestInit | undefined = accept === false ? undefined : { headers: { accept } };
-
-  async function remembered(origin: string): Promise<AgentResult | null> {
-    const backoff = await fromStore(() => store.getBackoff(origin), undefined);
-    if (!backoff) return null;
-    const left = Math.ceil((backoff.until - now()) / 1000);
-    if (left <= 0) return null;
-    return failure({ ...backoff.error, retry_after: left }, undefined, true);
-  }
-
+  const run = createRunner(options);
   return {
     async fetch(input, init) {
-      // A bodiless string or URL request is sent again as it is; anything else becomes one Request,
-      // cloned per attempt only when it has a body to resend. Each extra Request costs a loopback call ~10%.
-      let url: URL;
-      let signal: AbortSignal | undefined;
-      let idempotent: boolean;
-      let send: () => Promise<Response>;
-      if ((typeof input === 'string' || input instanceof URL) && (init?.body === undefined || init.body === null)) {
-        url = new URL(String(input));
-        signal = init?.signal ?? undefined;
-        const method = (init?.method ?? 'GET').toUpperCase();
-        idempotent = IDEMPOTENT.has(method) || (init?.headers !== undefined && new Headers(init.headers).has('idempotency-key'));
-        const sent = accept === false ? init : init === undefined ? acceptOnly : withAccept(init, accept);
-        send = () => fetchImpl(input, sent);
-      } else {
-        const request = new Request(input, init);
-        if (accept !== false && !request.headers.has('accept')) request.headers.set('accept', accept);
-        url = new URL(request.url);
-        signal = request.signal;
-        idempotent = IDEMPOTENT.has(request.method) || request.headers.has('idempotency-key');
-        send = () => fetchImpl(request.body === null ? request : request.clone());
-      }
-      const known = await remembered(url.origin);
-      if (known) return known;
-
-      let calls = 0;
-      let waited = false;
-      let retriedOnce = false;
-      for (;;) {
-        calls += 1;
-        let response: Response;
-        try {
-          response = await send();
-        } catch (error) {
-          if (signal?.aborted) throw signal.reason;
-          return failure(networkError(url, error));
-        }
-        if (response.status < 400) return { ok: true, response };
-
-        const copy = response.clone();
-        const envelope = fromResponse(response.status, response.headers, await response.text().catch(() => null), { now: now() });
-        const error = envelope.error;
-        const word: RetryWordEntry = RETRY_WORDS[error.retry];
-        const mustWait = word.requires.includes('retry_after');
-        if (mustWait && error.retry_after !== null) {
-          const backoff = { until: now() + error.retry_after * 1000, error };
-          await fromStore(() => store.setBackoff(url.origin, backoff), undefined);
-        }
-        if (calls >= budget) return failure(error, copy);
-        if (mustWait) {
-          // Wait when told how long, once, and never longer than maxWait (seed 000).
-          if (waited || error.retry_after === null || error.retry_after > maxWait) return failure(error, copy);
-          waited = true;
-          await sleep(error.retry_after * 1000, signal);
-          continue;
-        }
-        if (word.next_step === 'wait' && !retriedOnce && (idempotent || !word.idempotent_only)) {
-          // Retry once, and only what can safely be repeated (RFC 9110 section 9.2.2).
-          const delay = error.retry_after ?? word.default_retry_after ?? 0;
-          if (delay <= maxWait) {
-            retriedOnce = true;
-            await sleep(delay * 1000, signal);
-            continue;
-          }
-        }
-        return failure(error, copy);
-      }
+      const { response, error, remembered } = await run(input, init);
+      return error ? failure(error, response, remembered) : { ok: true, response: response! };
     },
   };
 }

@@ -1,4 +1,4 @@
-// agentFetch: one call that always says what happened. Failures carry code, retry and advice;
+// @agent-index/errors/agent/fetcher. agentFetch: one call that always says what happened. Failures carry code, retry and advice;
 // when the site failed and an older copy is allowed, the copy comes back marked stale, with why.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError, RetryWord } from '../../generated/types.js';

@@ -3,9 +3,10 @@
 // clock the caller provides, within a budget of calls.
 import { retryAfterSeconds } from '../core/delay.js';
 import type { WireResponse } from '../core/dialects.js';
+import { DEFAULT_BACKOFF } from './client.js';
 import { decode, type Decoded } from './decode.js';
 
-export { decode, type Decoded };
+export { decode, DEFAULT_BACKOFF, type Decoded };
 export type { WireResponse };
 
 /** A policy's decision after a failed call. */
@@ -18,8 +19,6 @@ export interface Decision {
 /** A retry policy: the decoded failure, how many retries came before, the raw response and the clock (ms). */
 export type Policy = (decoded: Decoded, attempt: number, response: WireResponse, now: number) => Decision;
 
-/** The backoff a policy guesses with when it was told nothing, in seconds: doubling from one. */
-export const DEFAULT_BACKOFF = [1, 2, 4, 8, 16, 32, 64] as const;
 
 const isWait = (d: Decoded): boolean => d.action === 'wait';
 
