@@ -7,6 +7,7 @@ import { loadBodySchemas } from './body-schemas.js';
 import { diffRuleTable, emitDiffRules, loadDiffRules } from './diff-rules.js';
 import { emitCatalog } from './emit-catalog.js';
 import { emitErrorsMd, emitProblemPage, emitProblemPagesModule, injectReadme, injectTable } from './emit-docs.js';
+import { emitOutputSchemaModule } from './emit-output-schema.js';
 import { emitLintMd, emitLintRules, lintRuleTable, loadLintRules } from './lint-rules.js';
 import { openApi30, openApi31 } from './emit-openapi.js';
 import { emitTypes } from './emit-types.js';
@@ -34,6 +35,7 @@ export async function renderGenerated(catalog: Catalog, options: { rules?: boole
     ['openapi.json', json(doc31)],
     ['openapi-3.0.json', json(openApi30(doc31))],
     ['ERRORS.md', emitErrorsMd(catalog)],
+    ['envelope-output-schema.ts', await emitOutputSchemaModule()],
   ]);
   for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code));
   files.set('problem-pages.ts', emitProblemPagesModule(catalog));

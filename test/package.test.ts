@@ -11,7 +11,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const PROBE = `
 import { createRequire } from 'node:module';
 const out = {};
-for (const sub of ['', '/site', '/site/node', '/site/express', '/site/fetch', '/site/fastify', '/site/hono', '/agent', '/agent/fetcher', '/agent/redis', '/agent/disk', '/agent/loop', '/lint', '/vitest']) {
+for (const sub of ['', '/site', '/site/node', '/site/express', '/site/fetch', '/site/fastify', '/site/hono', '/agent', '/agent/fetcher', '/agent/mcp', '/agent/undici', '/agent/got', '/agent/axios', '/agent/redis', '/agent/disk', '/agent/loop', '/lint', '/vitest']) {
   out['.' + sub] = Object.keys(await import('@agent-index/errors' + sub)).sort();
 }
 out['./openapi.json'] = (await import('@agent-index/errors/openapi.json', { with: { type: 'json' } })).default.openapi;
@@ -53,6 +53,11 @@ describe('the exports map', () => {
     expect(resolved['./agent']).toEqual(expect.arrayContaining(['fromResponse', 'explainResponse', 'createAgentClient', 'createAgentFetch', 'agentErrorOf', 'delayFrom', 'createMemoryStore', 'defaultStore']));
     for (const elsewhere of ['agentFetch', 'createDiskStore', 'createRedisStore', 'runLoop', 'POLICIES', 'decode', 'formatCell', 'validateEnvelope', 'validateProblem']) expect(resolved['./agent'], elsewhere).not.toContain(elsewhere);
     expect(resolved['./agent/fetcher']).toEqual(['PAGE_ACCEPT', 'agentFetch', 'staleAllowance']);
+    // The plug-ins load without the client or SDK they plug into: they import only its types.
+    expect(resolved['./agent/mcp']).toEqual(['ENVELOPE_OUTPUT_SCHEMA', 'toToolResult', 'toolOutputSchema']);
+    expect(resolved['./agent/undici']).toContain('agentErrorsInterceptor');
+    expect(resolved['./agent/got']).toEqual(['agentGot']);
+    expect(resolved['./agent/axios']).toEqual(['agentRetryOptions']);
     expect(resolved['./agent/redis']).toContain('createRedisStore');
     expect(resolved['./agent/disk']).toEqual(['createDiskStore']);
     expect(resolved['./agent/loop']).toEqual(expect.arrayContaining(['runLoop', 'POLICIES', 'DEFAULT_BACKOFF', 'decode', 'formatCell']));

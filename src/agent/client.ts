@@ -4,6 +4,7 @@ import { READERS, RETRY_WORDS, type RetryWordEntry } from '../../generated/catal
 import type { EnvelopeError } from '../../generated/types.js';
 import { lookup } from '../core/catalog.js';
 import { fromResponse } from '../core/from-response.js';
+import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { defaultStore, type Store } from './store.js';
 
 /** What the client returns: the response, or an error with what to do about it. */
@@ -69,6 +70,11 @@ export interface AgentClient {
 
 // RFC 9110 section 9.2.2: methods whose repetition has the same effect as one request.
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+/** Whether a request may be sent twice: an idempotent method (RFC 9110 section 9.2.2), or an Idempotency-Key header. */
+export function isIdempotent(method: string | undefined, headers?: HeadersInput): boolean {
+  return IDEMPOTENT.has((method ?? 'GET').toUpperCase()) || (headers !== undefined && headers !== null && toHeaders(headers).has('idempotency-key'));
+}
 
 /** A timer that an AbortSignal can cancel. */
 export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -162,6 +168,9 @@ export interface Attempts {
   guesses: number;
 }
 
+/** A request's progress before its first call. */
+export const freshAttempts = (): Attempts => ({ calls: 0, slept: 0, waited: false, retriedOnce: false, guesses: 0 });
+
 /** The allowance of `options`, for a request that is or is not idempotent. */
 export function allowance(options: AgentClientOptions, idempotent: boolean): Allowance {
   return { budget: Math.max(1, Math.floor(options.budget ?? 2)), maxWait: options.maxWaitSeconds ?? 30, backoff: options.unknownDelay === 'backoff', idempotent };
@@ -248,8 +257,7 @@ export function createRunner(options: AgentClientOptions = {}): (input: string |
     if ((typeof input === 'string' || input instanceof URL) && (init?.body === undefined || init.body === null)) {
       url = new URL(String(input));
       signal = init?.signal ?? undefined;
-      const method = (init?.method ?? 'GET').toUpperCase();
-      idempotent = IDEMPOTENT.has(method) || (init?.headers !== undefined && new Headers(init.headers).has('idempotency-key'));
+      idempotent = isIdempotent(init?.method, init?.headers as HeadersInput | undefined);
       const sent = accept === false ? init : init === undefined ? acceptOnly : withAccept(init, accept);
       send = () => fetchImpl(input, sent);
     } else {
@@ -257,11 +265,11 @@ export function createRunner(options: AgentClientOptions = {}): (input: string |
       if (accept !== false && !request.headers.has('accept')) request.headers.set('accept', accept);
       url = new URL(request.url);
       signal = request.signal;
-      idempotent = IDEMPOTENT.has(request.method) || request.headers.has('idempotency-key');
+      idempotent = isIdempotent(request.method, request.headers);
       send = () => fetchImpl(request.body === null ? request : request.clone());
     }
     const allowed = allowance(options, idempotent);
-    const attempts: Attempts = { calls: 0, slept: 0, waited: false, retriedOnce: false, guesses: 0 };
+    const attempts = freshAttempts();
 
     // What the origin asked for earlier, by this process or (through a shared store) another one:
     // waited out like a told wait when it fits, handed back from memory when it does not.

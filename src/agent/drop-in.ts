@@ -30,11 +30,17 @@ export function agentErrorOf(response: Response): AgentErrorInfo | undefined {
   return read.get(response);
 }
 
-/** The Response of a wait remembered for the origin: the code's status, Retry-After, the envelope, and the memory header. */
-function fromMemory(error: EnvelopeError): Response {
+/** The answer to a wait remembered for the origin: the code's status, Retry-After, the envelope as JSON, and the memory header. */
+export function memoryAnswer(error: EnvelopeError): { status: number; headers: Record<string, string>; body: string } {
   const status = isKnownCode(error.code) ? lookup(error.code).status : 429;
   const headers = { ...errorHeaders('envelope', error.retry_after), [SOURCE_HEADER]: 'memory' };
-  return new Response(JSON.stringify({ error }), { status, headers });
+  return { status, headers, body: JSON.stringify({ error }) };
+}
+
+/** The Response of a wait remembered for the origin (memoryAnswer). */
+function fromMemory(error: EnvelopeError): Response {
+  const { status, headers, body } = memoryAnswer(error);
+  return new Response(body, { status, headers });
 }
 
 /**

@@ -2,7 +2,7 @@
 // body unread, the client's rules behind it, answers from memory, and a remembered wait waited out.
 import fc from 'fast-check';
 import ky from 'ky';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CODES, validateEnvelope } from '../../src/index.js';
 import { createAgentClient } from '../../src/agent/client.js';
 import { fromResponse } from '../../src/core/from-response.js';
@@ -10,20 +10,12 @@ import { agentErrorOf, createAgentFetch, SOURCE_HEADER } from '../../src/agent/d
 import { agentFetch } from '../../src/agent/fetcher.js';
 import { createMemoryStore } from '../../src/agent/store.js';
 import { serve, virtualClock, type TestServer } from '../helpers/server.js';
+import { closedAfterEach, googleRetryBody, requestArbitrary, type Answer } from '../helpers/sites.js';
 
-interface Scripted {
-  readonly status: number;
-  readonly headers?: Record<string, string>;
-  readonly body?: string;
-}
-
-const servers: TestServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const servers = closedAfterEach();
 
 /** A server that answers the n-th request (1-based) with responses[n-1], repeating the last, and records each method. */
-async function scripted(responses: readonly Scripted[]) {
+async function scripted(responses: readonly Answer[]) {
   let n = 0;
   const methods: string[] = [];
   const server = await serve((req, res) => {
@@ -42,9 +34,7 @@ const setup = (extra: Parameters<typeof createAgentFetch>[0] = {}) => {
   return { clock, store, fetch: createAgentFetch({ now: clock.now, sleep: clock.sleep, store, ...extra }) };
 };
 
-const GOOGLE_RETRY = JSON.stringify({
-  error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '3s' }] },
-});
+const GOOGLE_RETRY = googleRetryBody(3);
 
 describe('createAgentFetch', () => {
   it("is fetch's own type, and passes a success through as the site sent it, body unread", async () => {
@@ -202,14 +192,7 @@ describe('createAgentFetch, whatever the server answers (fast-check)', () => {
     retryAfter: fc.option(fc.oneof(fc.integer({ min: 0, max: 120 }).map(String), fc.constantFrom('soon', '-1', '1.5', 'Wed, 21 Oct 2015 07:28:00 GMT')), { nil: undefined }),
     body: fc.oneof(fc.string({ maxLength: 200 }), fc.constant(GOOGLE_RETRY), fc.constant('{"error":{"code":"rate_limited","message":"x","field":null,"retry":"after_delay","retry_after":7}}')),
   });
-  const scenario = fc.record({
-    replies: fc.array(reply, { minLength: 1, maxLength: 5 }),
-    budget: fc.integer({ min: 1, max: 5 }),
-    maxWaitSeconds: fc.integer({ min: 0, max: 60 }),
-    method: fc.constantFrom('GET', 'PUT', 'POST'),
-    key: fc.boolean(),
-    unknownDelay: fc.constantFrom('hand_back' as const, 'backoff' as const),
-  });
+  const scenario = fc.tuple(fc.array(reply, { minLength: 1, maxLength: 5 }), requestArbitrary(5)).map(([replies, request]) => ({ replies, ...request }));
   let server: TestServer & { methods: string[] };
   let replies: readonly { status: number; retryAfter: string | undefined; body: string }[] = [];
   let n = 0;

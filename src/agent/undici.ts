@@ -1,0 +1,387 @@
+// agentErrorsInterceptor: the client's rules as an undici interceptor, so one line gives every
+// fetch of a process (Node's own included, and the SDKs that call it) what createAgentFetch gives
+// one SDK:
+//
+//   setGlobalDispatcher(new Agent().compose(agentErrorsInterceptor()));
+//
+// A success passes through as it arrives. An error response is held while at most MAX_BODY_BYTES
+// of its body are read and classified; then it is either sent again after the wait the rules allow
+// (the held response dropped), or handed to the caller whole: the bytes held, then the rest as it
+// arrives. Only undici's types are imported: the module loads without undici installed.
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate, constants } from 'node:zlib';
+import type { Dispatcher } from 'undici';
+import type { EnvelopeError } from '../../generated/types.js';
+import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
+import type { HeadersInput } from '../core/headers.js';
+import { abortableSleep, allowance, freshAttempts, isIdempotent, nextWait, recalled, remember, rememberedWait, type AgentClientOptions, type Allowance } from './client.js';
+import { memoryAnswer } from './drop-in.js';
+import { defaultStore, type Store } from './store.js';
+
+/** Options of agentErrorsInterceptor: the client's, less the fetch to call and the Accept to send. */
+export type AgentErrorsInterceptorOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
+
+type Handler = Dispatcher.DispatchHandler;
+type Controller = Dispatcher.DispatchController;
+type Options = Dispatcher.DispatchOptions;
+/** How a response ended: its trailers, or an error. */
+type Ending = { readonly trailers: IncomingHttpHeaders } | { readonly error: Error };
+
+/**
+ * The most bytes of a streamed request body kept to send it again. fetch hands undici every body,
+ * a string's included, as an async iterable; a longer one is sent once and never repeated.
+ */
+export const MAX_REPLAY_BYTES = 8 * 1024 * 1024;
+
+/** undici's request headers as isIdempotent reads them: a flat list [name, value, ...] made pairs; a record or pairs as they are. */
+function fieldsOf(headers: Options['headers']): HeadersInput {
+  if (!Array.isArray(headers) || headers.every(Array.isArray)) return headers as HeadersInput;
+  const pairs: [string, string][] = [];
+  for (let i = 0; i + 1 < headers.length; i += 2) pairs.push([String(headers[i]), String(headers[i + 1])]);
+  return pairs;
+}
+
+/** The body of a request and how to send it again: as it is (none, a string, bytes), as recorded (an async iterable, fetch's), or never (a stream, a form). */
+function replayable(body: Options['body']): { first: Options['body']; again: () => Options['body'] | undefined } {
+  if (body === null || body === undefined || typeof body === 'string' || body instanceof Uint8Array) return { first: body, again: () => body };
+  const source = body as unknown as AsyncIterable<unknown> & { on?: unknown; pipeTo?: unknown };
+  if (typeof source[Symbol.asyncIterator] !== 'function' || typeof source.on === 'function' || typeof source.pipeTo === 'function') {
+    return { first: body, again: () => undefined };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let complete = false;
+  async function* recorded(): AsyncGenerator<unknown> {
+    for await (const chunk of source) {
+      if (size <= MAX_REPLAY_BYTES) {
+        const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+        chunks.push(bytes);
+        size += bytes.length;
+      }
+      yield chunk;
+    }
+    complete = true;
+  }
+  return { first: recorded() as unknown as Options['body'], again: () => (complete && size <= MAX_REPLAY_BYTES ? Buffer.concat(chunks) : undefined) };
+}
+
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: () => createGunzip({ finishFlush: constants.Z_SYNC_FLUSH }),
+  'x-gzip': () => createGunzip({ finishFlush: constants.Z_SYNC_FLUSH }),
+  deflate: () => createInflate({ finishFlush: constants.Z_SYNC_FLUSH }),
+  br: () => createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH }),
+};
+
+/** At most MAX_BODY_BYTES of `bytes` decoded by one decoder, as far as a truncated input goes. */
+function inflated(bytes: Buffer, decoder: Transform): Promise<Buffer> {
+  return new Promise((resolve) => {
+    const out: Buffer[] = [];
+    let size = 0;
+    const done = (): void => resolve(Buffer.concat(out, Math.min(size, MAX_BODY_BYTES)));
+    decoder.on('data', (chunk: Buffer) => {
+      out.push(chunk);
+      size += chunk.length;
+      if (size >= MAX_BODY_BYTES) decoder.destroy();
+    });
+    decoder.on('close', done);
+    decoder.on('error', done);
+    decoder.end(bytes);
+  });
+}
+
+/**
+ * The held bytes as fromResponse should read them. fetch asks for gzip and deflate, and decodes
+ * above the dispatcher: the interceptor sees the encoded bytes, so it decodes its own copy.
+ * Null for a coding it does not know.
+ */
+async function readable(bytes: Buffer, encoding: string | string[] | undefined): Promise<Buffer | null> {
+  const codings = String(encoding ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter((coding) => coding !== '' && coding !== 'identity')
+    .reverse();
+  let decoded = bytes;
+  for (const coding of codings) {
+    const decoder = Object.hasOwn(DECODERS, coding) ? DECODERS[coding]! : null;
+    if (decoder === null) return null;
+    decoded = await inflated(decoded, decoder());
+  }
+  return decoded;
+}
+
+/** The origin a dispatch goes to, or null when it names none (a Client's, composed directly). */
+function originOf(origin: string | URL): string | null {
+  try {
+    return new URL(String(origin)).origin;
+  } catch {
+    return null;
+  }
+}
+
+/** The controller the caller's handler holds for the whole exchange, whichever call is current. */
+class Relay implements Controller {
+  /** The current call's controller. */
+  target: Controller | null = null;
+  /** The interceptor holds the current response while it decides what to do with it. */
+  held = false;
+  #paused = false;
+  constructor(private readonly stop: AbortController) {}
+  get aborted(): boolean {
+    return this.stop.signal.aborted;
+  }
+  get reason(): Error | null {
+    return this.aborted ? (this.stop.signal.reason as Error) : null;
+  }
+  get paused(): boolean {
+    return this.#paused;
+  }
+  get rawHeaders(): Controller['rawHeaders'] {
+    return this.target?.rawHeaders;
+  }
+  get rawTrailers(): Controller['rawTrailers'] {
+    return this.target?.rawTrailers;
+  }
+  pause(): void {
+    this.#paused = true;
+    this.target?.pause();
+  }
+  resume(): void {
+    this.#paused = false;
+    if (!this.held) this.target?.resume();
+  }
+  abort(reason: Error): void {
+    if (this.aborted) return;
+    this.stop.abort(reason);
+    this.target?.abort(reason);
+  }
+}
+
+/** The shared parts of every exchange of one interceptor. */
+interface Rules {
+  readonly options: AgentErrorsInterceptorOptions;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly now: () => number;
+  readonly store: Store;
+}
+
+/** One request of the caller's, across the calls the rules allow it. */
+class Exchange {
+  readonly stop = new AbortController();
+  readonly relay = new Relay(this.stop);
+  readonly origin: string | null;
+  readonly body: ReturnType<typeof replayable>;
+  readonly allowed: Allowance;
+  readonly attempts = freshAttempts();
+  #started = false;
+  #finished = false;
+
+  constructor(
+    readonly rules: Rules,
+    readonly dispatch: Dispatcher.Dispatch,
+    readonly opts: Options,
+    readonly caller: Handler,
+  ) {
+    this.origin = opts.origin ? originOf(opts.origin) : null;
+    this.body = replayable(opts.body);
+    this.allowed = allowance(rules.options, isIdempotent(opts.method, fieldsOf(opts.headers)));
+  }
+
+  /** A wait the origin asked for earlier, slept out or answered from memory, then the first call. */
+  async run(): Promise<void> {
+    try {
+      const known = this.origin === null ? null : await recalled(this.rules.store, this.origin, this.rules.now());
+      if (known) {
+        const seconds = rememberedWait(known.left, this.attempts, this.allowed);
+        if (seconds === null) return this.fromMemory(known.error);
+        await this.rules.sleep(seconds * 1000, this.stop.signal);
+      }
+      this.call(this.body.first);
+    } catch (error) {
+      this.fail(error as Error);
+    }
+  }
+
+  /** Sends the request once more, after `seconds`. */
+  async again(seconds: number, body: Options['body']): Promise<void> {
+    try {
+      await this.rules.sleep(seconds * 1000, this.stop.signal);
+      if (this.stop.signal.aborted) throw this.stop.signal.reason;
+      this.call(body);
+    } catch (error) {
+      this.fail(error as Error);
+    }
+  }
+
+  call(body: Options['body']): void {
+    this.attempts.calls += 1;
+    this.dispatch({ ...this.opts, body }, new Call(this));
+  }
+
+  /**
+   * What to do after an error response: the seconds to wait before sending the request again (and
+   * the body to send), or null to hand the response over. Never throws.
+   */
+  async judge(status: number, headers: IncomingHttpHeaders, held: Buffer): Promise<{ seconds: number; body: Options['body'] } | null> {
+    try {
+      const body = await readable(held, headers['content-encoding']);
+      const { error } = fromResponse(status, headers, body, { now: this.rules.now() });
+      if (this.origin !== null) await remember(this.rules.store, this.origin, error, this.rules.now());
+      const again = this.body.again();
+      if (again === undefined) return null;
+      const seconds = nextWait(error, this.attempts, this.allowed);
+      return seconds === null ? null : { seconds, body: again };
+    } catch {
+      return null;
+    }
+  }
+
+  start(context: unknown): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.caller.onRequestStart?.(this.relay, context);
+  }
+
+  /** Ends the caller's response, once: with its trailers, or with an error. */
+  close(ending: Ending): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    if ('trailers' in ending) this.caller.onResponseEnd?.(this.relay, ending.trailers);
+    else this.caller.onResponseError?.(this.relay, ending.error);
+  }
+
+  fail(error: Error): void {
+    this.close({ error });
+  }
+
+  /** The answer to a wait still running and too long to take, without a call. */
+  fromMemory(error: EnvelopeError): void {
+    const { status, headers, body } = memoryAnswer(error);
+    this.start({});
+    this.caller.onResponseStart?.(this.relay, status, headers, STATUS_CODES[status]);
+    this.caller.onResponseData?.(this.relay, Buffer.from(body));
+    this.close({ trailers: {} });
+  }
+}
+
+/**
+ * One call's handler: a success passes through; an error response is held while its first
+ * MAX_BODY_BYTES are read, then dropped for another call or handed over whole.
+ */
+class Call implements Handler {
+  #mode: 'pass' | 'read' | 'decide' | 'drop' = 'pass';
+  #controller: Controller | null = null;
+  #status = 0;
+  #headers: IncomingHttpHeaders = {};
+  #message: string | undefined;
+  #held: Buffer[] = [];
+  #size = 0;
+  /** How the held response ended while it was being judged. */
+  #ended: Ending | null = null;
+
+  constructor(private readonly exchange: Exchange) {}
+
+  onRequestStart(controller: Controller, context: unknown): void {
+    const { exchange } = this;
+    this.#controller = controller;
+    exchange.relay.target = controller;
+    exchange.start(context);
+    if (exchange.stop.signal.aborted) controller.abort(exchange.stop.signal.reason as Error);
+  }
+
+  onRequestUpgrade(_controller: Controller, status: number, headers: IncomingHttpHeaders, socket: Parameters<NonNullable<Handler['onRequestUpgrade']>>[3]): void {
+    this.exchange.caller.onRequestUpgrade?.(this.exchange.relay, status, headers, socket);
+  }
+
+  onResponseStart(_controller: Controller, status: number, headers: IncomingHttpHeaders, message?: string): void {
+    if (status < 400) return this.exchange.caller.onResponseStart?.(this.exchange.relay, status, headers, message);
+    this.#mode = 'read';
+    this.#status = status;
+    this.#headers = headers;
+    this.#message = message;
+  }
+
+  onResponseData(controller: Controller, chunk: Buffer): void {
+    if (this.#mode === 'pass') return this.exchange.caller.onResponseData?.(this.exchange.relay, chunk);
+    if (this.#mode === 'drop') return;
+    this.#held.push(chunk);
+    this.#size += chunk.length;
+    if (this.#mode === 'read' && this.#size >= MAX_BODY_BYTES) {
+      // Enough to classify: stop reading until it is decided.
+      this.exchange.relay.held = true;
+      controller.pause();
+      void this.#decide();
+    }
+  }
+
+  onResponseEnd(_controller: Controller, trailers: IncomingHttpHeaders): void {
+    this.#close({ trailers });
+  }
+
+  onResponseError(_controller: Controller, error: Error): void {
+    this.#close({ error });
+  }
+
+  #close(ending: Ending): void {
+    if (this.#mode === 'pass') return this.exchange.close(ending);
+    if (this.#mode === 'drop') return;
+    this.#ended = ending;
+    if (this.#mode === 'read') void this.#decide();
+  }
+
+  async #decide(): Promise<void> {
+    this.#mode = 'decide';
+    const { exchange } = this;
+    const next = await exchange.judge(this.#status, this.#headers, Buffer.concat(this.#held));
+    if (next === null && !exchange.stop.signal.aborted) return this.#handOver();
+    // Sent again, or the caller gave up: what is left of this response is not read.
+    this.#mode = 'drop';
+    this.#held = [];
+    exchange.relay.target = null;
+    if (this.#ended === null) this.#controller?.abort(new Error('agent-errors: the response was dropped'));
+    if (next === null) return exchange.fail(exchange.stop.signal.reason as Error);
+    return exchange.again(next.seconds, next.body);
+  }
+
+  /** The response to the caller, whole: the bytes held, then how it ended or the rest as it arrives. */
+  #handOver(): void {
+    const { exchange } = this;
+    const { caller, relay } = exchange;
+    this.#mode = 'pass';
+    const held = this.#held;
+    this.#held = [];
+    try {
+      caller.onResponseStart?.(relay, this.#status, this.#headers, this.#message);
+      for (const chunk of held) caller.onResponseData?.(relay, chunk);
+    } catch (error) {
+      // As undici does when a handler throws: the response fails with what it threw.
+      if (this.#ended === null) return this.#controller?.abort(error as Error);
+      return exchange.fail(error as Error);
+    }
+    if (this.#ended !== null) return exchange.close(this.#ended);
+    relay.held = false;
+    if (!relay.paused) this.#controller?.resume();
+  }
+}
+
+/**
+ * An undici interceptor that follows the client's rules for every request through the dispatcher
+ * it is composed into: it waits a delay out once, told (in a header or in the first MAX_BODY_BYTES
+ * of the body) or remembered, when it is at most `maxWaitSeconds`; retries a `once` error one time
+ * for idempotent requests; remembers what each origin asked for; and hands everything else over as
+ * the site sent it. Successes stream through unbuffered. A wait still running and too long to take
+ * is answered without a call, from the envelope, with `Agent-Errors-Source: memory`. A request whose
+ * body cannot be sent again (a stream, or a fetch body over MAX_REPLAY_BYTES) is sent once.
+ * @example setGlobalDispatcher(new Agent().compose(agentErrorsInterceptor()));
+ */
+export function agentErrorsInterceptor(options: AgentErrorsInterceptorOptions = {}): Dispatcher.DispatcherComposeInterceptor {
+  const rules: Rules = { options, sleep: options.sleep ?? abortableSleep, now: options.now ?? Date.now, store: options.store ?? defaultStore() };
+  return (dispatch) =>
+    function agentErrors(opts: Options, handler: Handler): boolean {
+      // An upgrade (a WebSocket, CONNECT) is no request to repeat.
+      if (opts.upgrade || opts.method === 'CONNECT') return dispatch(opts, handler);
+      void new Exchange(rules, dispatch, opts, handler).run();
+      return true;
+    };
+}
