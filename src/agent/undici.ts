@@ -44,7 +44,9 @@ function fieldsOf(headers: Options['headers']): HeadersInput {
 
 /** The body of a request and how to send it again: as it is (none, a string, bytes), as recorded (an async iterable, fetch's), or never (a stream, a form). */
 function replayable(body: Options['body']): { first: Options['body']; again: () => Options['body'] | undefined } {
-  if (body === null || body === undefined || typeof body === 'string' || body instanceof Uint8Array) return { first: body, again: () => body };
+  // No body is sent again as null: `again` answers undefined only for a body that cannot be repeated.
+  if (body === null || body === undefined) return { first: body, again: () => null };
+  if (typeof body === 'string' || body instanceof Uint8Array) return { first: body, again: () => body };
   const source = body as unknown as AsyncIterable<unknown> & { on?: unknown; pipeTo?: unknown };
   if (typeof source[Symbol.asyncIterator] !== 'function' || typeof source.on === 'function' || typeof source.pipeTo === 'function') {
     return { first: body, again: () => undefined };

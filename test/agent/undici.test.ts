@@ -284,6 +284,15 @@ describe("agentErrorsInterceptor, with undici's request API", () => {
     expect(clock.sleeps).toEqual([1_000]);
   });
 
+  it('sends a GET that has no body (undefined, as request() leaves it) again after a told wait', async () => {
+    const server = await scripted([{ status: 429, headers: { 'retry-after': '1' } }, { status: 200, body: 'ok' }]);
+    const { clock, dispatcher } = composed();
+    const sent = await request(server.url, { dispatcher });
+    expect([sent.statusCode, await sent.body.text()]).toEqual([200, 'ok']);
+    expect(server.calls()).toBe(2);
+    expect(clock.sleeps).toEqual([1_000]);
+  });
+
   it('reads an Idempotency-Key in a flat header list: a POST that has one is sent once more after a 500', async () => {
     const server = await scripted([{ status: 500 }, { status: 200, body: 'ok' }]);
     const { dispatcher } = composed();
