@@ -73,7 +73,7 @@ export const BENCHES: readonly { name: string; file: string; what: string; rows:
   {
     name: 'peers',
     file: 'bench/peers.ts',
-    what: "seed 002's service on a real clock through ky, got, undici, axios-retry and this client",
+    what: "seed 002's service and three vendors' on a real clock through ky, got, undici, axios-retry, openai, @anthropic-ai/sdk and @octokit/rest, each alone and with its plug-in, and this client",
     rows: (json) => {
       const peers = json.peers as string[];
       const rows = json.rows as { cells: { calls: number; outcome: string }[] }[];

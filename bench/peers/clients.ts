@@ -1,11 +1,16 @@
-// The clients agents use today, each with its library's retry defaults, and this package's client
-// with its own; every adapter makes one GET and says how it ended: `ok` or what the caller was handed.
+// The clients agents use today, each alone (its library's retry defaults) and with this package's
+// plug-in for it, and this package's client with its own defaults and with unknownDelay 'backoff';
+// every adapter makes one GET and says how it ended: `ok` or what the caller was handed.
 import axios, { isAxiosError } from 'axios';
 import axiosRetry from 'axios-retry';
 import got, { HTTPError as GotHTTPError } from 'got';
 import ky, { HTTPError as KyHTTPError } from 'ky';
-import { Agent, RetryAgent, errors as undiciErrors, request } from 'undici';
-import { createAgentClient } from '../../src/agent/client.js';
+import { Agent, RetryAgent, errors as undiciErrors, request, type Dispatcher } from 'undici';
+import { agentRetryOptions } from '../../src/agent/axios.js';
+import { createAgentClient, type AgentClientOptions } from '../../src/agent/client.js';
+import { createAgentFetch } from '../../src/agent/drop-in.js';
+import { agentGot } from '../../src/agent/got.js';
+import { agentErrorsInterceptor } from '../../src/agent/undici.js';
 
 /** One client under test. */
 export interface Peer {
@@ -17,6 +22,8 @@ export interface Peer {
   readonly defaults: string;
   /** The file under node_modules the defaults were read from. */
   readonly source: string;
+  /** For a client with this package's plug-in: the name of the same client alone, whose calls it must not exceed. */
+  readonly alone?: string;
   /** One GET of `url`: `ok`, or what the client surfaced. */
   readonly run: (url: string, signal: AbortSignal) => Promise<string>;
 }
@@ -27,14 +34,14 @@ export function surfaced(error: unknown): string {
   return `${e?.name ?? 'Error'} ${e?.code ?? e?.message ?? ''}`.trim().slice(0, 40);
 }
 
-const ours: Peer = {
-  name: 'this package',
+/** This package's client, with `options`, as a column. */
+export const ourClient = (name: string, defaults: string, options: AgentClientOptions = {}, init: () => RequestInit = () => ({})): Peer => ({
+  name,
   pkg: '@agent-index/errors',
-  defaults:
-    'createAgentClient(): at most 2 calls; waits a delay the response names (Retry-After, retry-after-ms, RateLimit, or the body: retry_after, retry_after_seconds, RetryInfo) once when it is 30 s or less; a delay-less wait is handed back at once',
+  defaults,
   source: 'src/agent/client.ts',
   async run(url, signal) {
-    const result = await createAgentClient().fetch(url, { signal });
+    const result = await createAgentClient(options).fetch(url, { ...init(), signal });
     if (result.ok) {
       await result.response.arrayBuffer();
       return 'ok';
@@ -42,7 +49,24 @@ const ours: Peer = {
     const { code, retry_after } = result.error;
     return `${code}, ${retry_after === null ? 'no delay' : `wait ${retry_after}s`}`;
   },
-};
+});
+
+const OURS_DEFAULTS =
+  'createAgentClient(): at most 2 calls; waits a delay the response names (Retry-After, retry-after-ms, RateLimit, x-ratelimit-reset, or the body: retry_after, retry_after_seconds, RetryInfo) once when it is 30 s or less; a delay-less wait is handed back at once';
+
+const ours = ourClient('this package', OURS_DEFAULTS);
+
+const oursBackoff = ourClient(
+  'this package, backoff',
+  "createAgentClient({ unknownDelay: 'backoff' }): as above, but a wait with no delay is guessed on seed 002's doubling schedule (DEFAULT_BACKOFF, 1 s first) within the same 2 calls and 30 s in all",
+  { unknownDelay: 'backoff' },
+);
+
+const oursBackoffLong = ourClient(
+  'this package, backoff, budget 6',
+  "createAgentClient({ unknownDelay: 'backoff', budget: 6, maxWaitSeconds: 60 }): seed 002's body-reading loop as options, guesses of 1, 2, 4, 8 and 16 s within 6 calls and 60 s in all",
+  { unknownDelay: 'backoff', budget: 6, maxWaitSeconds: 60 },
+);
 
 const kyPeer: Peer = {
   name: 'ky',
@@ -118,5 +142,79 @@ const axiosPeer: Peer = {
   },
 };
 
-/** The columns, in the order the table shows them. */
-export const PEERS: readonly Peer[] = [kyPeer, gotPeer, undiciPeer, axiosPeer, ours];
+const PLUGIN = 'this package\'s plug-in with its defaults (at most 2 calls; a delay from a header or the body waited once when it is 30 s or less; a delay-less wait handed back)';
+
+const kyPlugged: Peer = {
+  name: 'ky + createAgentFetch',
+  pkg: 'ky',
+  alone: 'ky',
+  defaults: `ky.create({ fetch: createAgentFetch(), retry: 0, timeout: false }): ${PLUGIN}; ky's own retries off so no rule runs twice, and its 10 s per-request timeout off, since the plug-in's wait happens inside one fetch call and the timeout would cut a 30 s wait short`,
+  source: 'src/agent/drop-in.ts',
+  async run(url, signal) {
+    try {
+      await (await ky.get(url, { fetch: createAgentFetch(), retry: 0, timeout: false, signal })).arrayBuffer();
+      return 'ok';
+    } catch (error) {
+      if (error instanceof KyHTTPError) return `HTTPError ${error.response.status}`;
+      throw error;
+    }
+  },
+};
+
+const gotPlugged: Peer = {
+  name: 'got + agentGot',
+  pkg: 'got',
+  alone: 'got',
+  defaults: `got.extend(agentGot()): ${PLUGIN}; got's own retry rules off (enforceRetryRules false), got sleeps the delay the plug-in returns`,
+  source: 'src/agent/got.ts',
+  async run(url, signal) {
+    try {
+      await got.extend(agentGot())(url, { signal });
+      return 'ok';
+    } catch (error) {
+      if (error instanceof GotHTTPError) return `HTTPError ${error.response.statusCode}`;
+      throw error;
+    }
+  },
+};
+
+const undiciPlugged: Peer = {
+  name: 'undici + agentErrorsInterceptor',
+  pkg: 'undici',
+  alone: 'undici RetryAgent',
+  defaults: `new Agent().compose(agentErrorsInterceptor()) in place of the RetryAgent (beside it, the RetryAgent would retry what the rules hand back and double the calls): ${PLUGIN}; undici's request() hands the final response over without throwing`,
+  source: 'src/agent/undici.ts',
+  async run(url, signal) {
+    const agent = new Agent();
+    const dispatcher: Dispatcher = agent.compose(agentErrorsInterceptor());
+    try {
+      const response = await request(url, { dispatcher, signal });
+      await response.body.arrayBuffer();
+      return response.statusCode < 400 ? 'ok' : `${response.statusCode} returned`;
+    } finally {
+      await agent.close();
+    }
+  },
+};
+
+const axiosPlugged: Peer = {
+  name: 'axios-retry + agentRetryOptions',
+  pkg: 'axios-retry',
+  alone: 'axios-retry',
+  defaults: `axiosRetry(axios.create(), agentRetryOptions()): ${PLUGIN}; axios-retry's retryCondition and retryDelay are the plug-in's`,
+  source: 'src/agent/axios.ts',
+  async run(url, signal) {
+    const instance = axios.create();
+    axiosRetry(instance, agentRetryOptions());
+    try {
+      await instance.get(url, { signal });
+      return 'ok';
+    } catch (error) {
+      if (isAxiosError(error) && error.response) return `AxiosError ${error.response.status}`;
+      throw error;
+    }
+  },
+};
+
+/** The columns, in the order the table shows them: each client alone, then with its plug-in; this package's client last (bench/all.ts divides by the last column). */
+export const PEERS: readonly Peer[] = [kyPeer, kyPlugged, gotPeer, gotPlugged, undiciPeer, undiciPlugged, axiosPeer, axiosPlugged, oursBackoff, oursBackoffLong, ours];

@@ -1,6 +1,7 @@
-// Seed 002's scripted service on a real clock, bare: each cell gets its own loopback port (so no
-// client's per-origin memory leaks from one cell into another) and its own run id, whose clock
-// starts at its first call, as the example shop times runs (src/tools/example-shop.ts).
+// Loopback services on a real clock, bare: each cell gets its own loopback port (so no client's
+// per-origin memory leaks from one cell into another) and its own clock, which starts at its first
+// call, as the example shop times runs (src/tools/example-shop.ts). Two services use it: seed 002's
+// scripted service in its five dialects, and the vendors' own error formats (vendors.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DIALECTS, type Dialect } from '../../src/core/dialects.js';
@@ -12,44 +13,44 @@ export interface Endpoint {
   readonly calls: () => number;
 }
 
-/** The scripted service: opens one endpoint per cell and closes them all. */
-export interface ScriptedService {
-  open(failure: FailureName, dialect: Dialect): Promise<Endpoint>;
+/** What a cell answers one call with. */
+export interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** A service of cells keyed by `K`: opens one endpoint per cell and closes them all. */
+export interface LoopbackService<K> {
+  open(key: K): Promise<Endpoint>;
   close(): Promise<void>;
 }
 
-/** Starts nothing until `open`; each endpoint is `http://127.0.0.1:{port}/{dialect}/{failure}?run={id}`. */
-export function createScriptedService(): ScriptedService {
-  const started = new Map<string, number>();
-  const calls = new Map<string, number>();
+/**
+ * Starts nothing until `open`; each endpoint is a port of its own at `http://127.0.0.1:{port}{path(key)}`,
+ * and every request to that port, whatever its path or method, is answered by `answer(key, seconds
+ * since the port's first call, the first call's epoch ms)`.
+ */
+export function createLoopbackService<K>(answer: (key: K, elapsed: number, startedAt: number) => Reply, path: (key: K) => string = () => '/'): LoopbackService<K> {
   const servers: Server[] = [];
-  let runs = 0;
-
-  // Bare on purpose: AgentFriendly would rewrite a dialect into this package's envelope for any
-  // caller whose Accept ranks JSON first (axios sends `application/json, text/plain, */*`), so the
-  // clients would not all meet the same body. The bench compares clients on what the service says.
-  const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    const url = new URL(req.url ?? '/', 'http://peers.local');
-    const [, dialect, failure] = url.pathname.split('/') as [string, Dialect, FailureName];
-    if (!(DIALECTS as readonly string[]).includes(dialect) || !Object.hasOwn(FAILURES, failure)) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('no such cell');
-      return;
-    }
-    const run = url.searchParams.get('run') ?? '';
-    calls.set(run, (calls.get(run) ?? 0) + 1);
-    if (!started.has(run)) started.set(run, Date.now());
-    const reply = scriptedService(failure, dialect, (Date.now() - started.get(run)!) / 1000);
-    res.writeHead(reply.status, reply.headers).end(reply.body);
-  };
-
   return {
-    async open(failure, dialect) {
-      const server = createServer(listener);
+    async open(key) {
+      let calls = 0;
+      let startedAt: number | undefined;
+      const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+        // The request body, read whole, so a client that sends one (the SDKs' POSTs) sees its answer after it.
+        req.resume();
+        req.on('end', () => {
+          calls += 1;
+          startedAt ??= Date.now();
+          const reply = answer(key, (Date.now() - startedAt) / 1000, startedAt);
+          res.writeHead(reply.status, reply.headers).end(reply.body);
+        });
+      });
       servers.push(server);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const run = String(++runs);
       const { port } = server.address() as AddressInfo;
-      return { url: `http://127.0.0.1:${port}/${dialect}/${failure}?run=${run}`, calls: () => calls.get(run) ?? 0 };
+      return { url: `http://127.0.0.1:${port}${path(key)}`, calls: () => calls };
     },
     async close() {
       await Promise.all(
@@ -63,4 +64,26 @@ export function createScriptedService(): ScriptedService {
       );
     },
   };
+}
+
+/** One cell of seed 002's grid: a failure in a dialect. */
+export interface SeedCell {
+  readonly failure: FailureName;
+  readonly dialect: Dialect;
+}
+
+/** Seed 002's scripted service, bare; each endpoint is `http://127.0.0.1:{port}/{dialect}/{failure}`. */
+export type ScriptedService = LoopbackService<SeedCell>;
+
+// Bare on purpose: AgentFriendly would rewrite a dialect into this package's envelope for any
+// caller whose Accept ranks JSON first (axios sends `application/json, text/plain, */*`), so the
+// clients would not all meet the same body. The bench compares clients on what the service says.
+export function createScriptedService(): ScriptedService {
+  return createLoopbackService<SeedCell>(
+    ({ failure, dialect }, elapsed) => {
+      if (!(DIALECTS as readonly string[]).includes(dialect) || !Object.hasOwn(FAILURES, failure)) return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'no such cell' };
+      return scriptedService(failure, dialect, elapsed);
+    },
+    ({ failure, dialect }) => `/${dialect}/${failure}`,
+  );
 }

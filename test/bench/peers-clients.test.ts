@@ -23,9 +23,24 @@ async function scripted(...replies: { status: number; headers?: Record<string, s
 const byName = (name: string): Peer => PEERS.find((p) => p.name === name)!;
 
 describe('peer adapters', () => {
-  it('lists the four peers and this package, each with its defaults and where they were read', () => {
-    expect(PEERS.map((p) => p.name)).toEqual(['ky', 'got', 'undici RetryAgent', 'axios-retry', 'this package']);
+  it('lists each peer alone then with its plug-in, and this package\'s client last (bench/all.ts divides by the last column)', () => {
+    expect(PEERS.map((p) => p.name)).toEqual([
+      'ky',
+      'ky + createAgentFetch',
+      'got',
+      'got + agentGot',
+      'undici RetryAgent',
+      'undici + agentErrorsInterceptor',
+      'axios-retry',
+      'axios-retry + agentRetryOptions',
+      'this package, backoff',
+      'this package, backoff, budget 6',
+      'this package',
+    ]);
     for (const p of PEERS) expect(p.defaults.length && p.source.length).toBeGreaterThan(0);
+    // Every plug-in column names a column that exists, the same client alone, just before it.
+    for (const [i, p] of PEERS.entries()) if (p.alone !== undefined) expect(PEERS[i - 1]!.name).toBe(p.alone);
+    expect(PEERS.filter((p) => p.alone !== undefined)).toHaveLength(4);
   });
 
   // Outcome and calls exactly; seconds only from below, since a loaded machine may run late.
@@ -36,24 +51,54 @@ describe('peer adapters', () => {
 
   it.each([
     ['ky', 'HTTPError 404'],
+    ['ky + createAgentFetch', 'HTTPError 404'],
     ['got', 'HTTPError 404'],
+    ['got + agentGot', 'HTTPError 404'],
     ['undici RetryAgent', '404 returned'],
+    ['undici + agentErrorsInterceptor', '404 returned'],
     ['axios-retry', 'AxiosError 404'],
+    ['axios-retry + agentRetryOptions', 'AxiosError 404'],
+    ['this package, backoff', 'not_found, no delay'],
+    ['this package, backoff, budget 6', 'not_found, no delay'],
     ['this package', 'not_found, no delay'],
   ])('%s surfaces a 404 as %s after one call', async (name, outcome) => {
     const server = await scripted({ status: 404, body: '{"error":"Not Found"}' });
     expect(await runCell(byName(name), `${server.url}/x`, server.calls)).toMatchObject({ outcome, calls: 1 });
   });
 
-  it('every adapter waits out a 429 with Retry-After: 1, then reads the 200 (all at once, one server each)', async () => {
+  /** Each of `peers` against a 429 with `reply`'s headers and body, then a 200; all at once, one server each. */
+  async function waitsOut(peers: readonly Peer[], reply: { headers?: Record<string, string>; body: string }) {
     const results = await Promise.all(
-      PEERS.map(async (peer) => {
-        const server = await scripted({ status: 429, headers: { 'retry-after': '1' }, body: '{"error":"Too Many Requests"}' }, { status: 200, body: '{"ok":true}' });
+      peers.map(async (peer) => {
+        const server = await scripted({ status: 429, ...reply }, { status: 200, body: '{"ok":true}' });
         const { outcome, calls, seconds } = await runCell(peer, `${server.url}/x`, server.calls);
         return [peer.name, { outcome, calls, waited: seconds >= 1 }] as const;
       }),
     );
-    expect(Object.fromEntries(results)).toEqual(Object.fromEntries(PEERS.map((p) => [p.name, { outcome: 'ok', calls: 2, waited: true }])));
+    return Object.fromEntries(results);
+  }
+  const okIn2 = (peers: readonly Peer[]) => Object.fromEntries(peers.map((p) => [p.name, { outcome: 'ok', calls: 2, waited: true }]));
+
+  const waiting = PEERS;
+
+  it('every adapter waits out a 429 with Retry-After: 1, then reads the 200', async () => {
+    expect(await waitsOut(waiting, { headers: { 'retry-after': '1' }, body: '{"error":"Too Many Requests"}' })).toEqual(okIn2(waiting));
+  });
+
+  it('every plug-in and this package\'s client wait out a delay given only in the body; the clients alone do not', async () => {
+    const body = JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'slow down', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '1s' }] } });
+    const reading = waiting.filter((p) => p.alone !== undefined || p.pkg === '@agent-index/errors');
+    expect(await waitsOut(reading, { body })).toEqual(okIn2(reading));
+    // ky alone retries on its own schedule (0.3 s), before the second the body asked for.
+    expect(await waitsOut([byName('ky')], { body })).toEqual({ ky: { outcome: 'ok', calls: 2, waited: false } });
+  });
+
+  it('the backoff column guesses 1 s where no delay is given, and the default client hands it back after one call', async () => {
+    const results = await waitsOut([byName('this package, backoff'), byName('this package')], { body: '{"error":"Too Many Requests"}' });
+    expect(results).toEqual({
+      'this package, backoff': { outcome: 'ok', calls: 2, waited: true },
+      'this package': { outcome: 'rate_limited, no delay', calls: 1, waited: false },
+    });
   });
 });
 
