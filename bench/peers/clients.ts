@@ -34,6 +34,25 @@ export function surfaced(error: unknown): string {
   return `${e?.name ?? 'Error'} ${e?.code ?? e?.message ?? ''}`.trim().slice(0, 40);
 }
 
+/**
+ * `ok` when `call` resolves; when it rejects, what `describe` makes of the library's own error, and
+ * any other error (a timeout, a bug) thrown on: each library's alone and plugged columns share one.
+ */
+export async function outcome(call: () => Promise<unknown>, describe: (error: unknown) => string | undefined): Promise<string> {
+  try {
+    await call();
+    return 'ok';
+  } catch (error) {
+    const said = describe(error);
+    if (said === undefined) throw error;
+    return said;
+  }
+}
+
+const kyError = (error: unknown) => (error instanceof KyHTTPError ? `HTTPError ${error.response.status}` : undefined);
+const gotError = (error: unknown) => (error instanceof GotHTTPError ? `HTTPError ${error.response.statusCode}` : undefined);
+const axiosError = (error: unknown) => (isAxiosError(error) && error.response ? `AxiosError ${error.response.status}` : undefined);
+
 /** This package's client, with `options`, as a column. */
 export const ourClient = (name: string, defaults: string, options: AgentClientOptions = {}, init: () => RequestInit = () => ({})): Peer => ({
   name,
@@ -74,15 +93,7 @@ const kyPeer: Peer = {
   defaults:
     'retry limit 2 (3 calls) for GET on 408/413/429/500/502/503/504; honours Retry-After (also RateLimit-Reset, X-RateLimit-Reset) on 413/429/503 with no cap (maxRetryAfter Infinity); else 0.3 s * 2^(n-1); 10 s per-request timeout',
   source: 'node_modules/ky/distribution/utils/normalize.js, core/Ky.js',
-  async run(url, signal) {
-    try {
-      await (await ky.get(url, { signal })).arrayBuffer();
-      return 'ok';
-    } catch (error) {
-      if (error instanceof KyHTTPError) return `HTTPError ${error.response.status}`;
-      throw error;
-    }
-  },
+  run: (url, signal) => outcome(async () => (await ky.get(url, { signal })).arrayBuffer(), kyError),
 };
 
 const gotPeer: Peer = {
@@ -91,15 +102,7 @@ const gotPeer: Peer = {
   defaults:
     'retry limit 2 (3 calls) for GET on 408/413/429/500/502/503/504/521/522/524; honours Retry-After on any of them, capped by timeout.request (unset, so no cap); else 1 s * 2^(n-1) + up to 100 ms noise',
   source: 'node_modules/got/dist/source/core/options.js, core/calculate-retry-delay.js, core/index.js',
-  async run(url, signal) {
-    try {
-      await got(url, { signal });
-      return 'ok';
-    } catch (error) {
-      if (error instanceof GotHTTPError) return `HTTPError ${error.response.statusCode}`;
-      throw error;
-    }
-  },
+  run: (url, signal) => outcome(() => got(url, { signal }), gotError),
 };
 
 const undiciPeer: Peer = {
@@ -132,13 +135,7 @@ const axiosPeer: Peer = {
   async run(url, signal) {
     const instance = axios.create();
     axiosRetry(instance);
-    try {
-      await instance.get(url, { signal });
-      return 'ok';
-    } catch (error) {
-      if (isAxiosError(error) && error.response) return `AxiosError ${error.response.status}`;
-      throw error;
-    }
+    return outcome(() => instance.get(url, { signal }), axiosError);
   },
 };
 
@@ -150,15 +147,7 @@ const kyPlugged: Peer = {
   alone: 'ky',
   defaults: `ky.create({ fetch: createAgentFetch(), retry: 0, timeout: false }): ${PLUGIN}; ky's own retries off so no rule runs twice, and its 10 s per-request timeout off, since the plug-in's wait happens inside one fetch call and the timeout would cut a 30 s wait short`,
   source: 'src/agent/drop-in.ts',
-  async run(url, signal) {
-    try {
-      await (await ky.get(url, { fetch: createAgentFetch(), retry: 0, timeout: false, signal })).arrayBuffer();
-      return 'ok';
-    } catch (error) {
-      if (error instanceof KyHTTPError) return `HTTPError ${error.response.status}`;
-      throw error;
-    }
-  },
+  run: (url, signal) => outcome(async () => (await ky.get(url, { fetch: createAgentFetch(), retry: 0, timeout: false, signal })).arrayBuffer(), kyError),
 };
 
 const gotPlugged: Peer = {
@@ -167,15 +156,7 @@ const gotPlugged: Peer = {
   alone: 'got',
   defaults: `got.extend(agentGot()): ${PLUGIN}; got's own retry rules off (enforceRetryRules false), got sleeps the delay the plug-in returns`,
   source: 'src/agent/got.ts',
-  async run(url, signal) {
-    try {
-      await got.extend(agentGot())(url, { signal });
-      return 'ok';
-    } catch (error) {
-      if (error instanceof GotHTTPError) return `HTTPError ${error.response.statusCode}`;
-      throw error;
-    }
-  },
+  run: (url, signal) => outcome(() => got.extend(agentGot())(url, { signal }), gotError),
 };
 
 const undiciPlugged: Peer = {
@@ -206,13 +187,7 @@ const axiosPlugged: Peer = {
   async run(url, signal) {
     const instance = axios.create();
     axiosRetry(instance, agentRetryOptions());
-    try {
-      await instance.get(url, { signal });
-      return 'ok';
-    } catch (error) {
-      if (isAxiosError(error) && error.response) return `AxiosError ${error.response.status}`;
-      throw error;
-    }
+    return outcome(() => instance.get(url, { signal }), axiosError);
   },
 };
 

@@ -5,7 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { Octokit } from '@octokit/rest';
 import OpenAI from 'openai';
 import { createAgentFetch } from '../../src/agent/drop-in.js';
-import { ourClient, type Peer } from './clients.js';
+import { ourClient, outcome, type Peer } from './clients.js';
 import type { Vendor } from './vendors.js';
 
 /** An SDK's columns: alone, with the plug-in, and this package's client making the same request. */
@@ -15,11 +15,10 @@ export interface SdkColumns {
   readonly ours: Peer;
 }
 
-/** What an SDK threw: its error class and HTTP status. */
-function sdkError(error: unknown): string {
+/** What an SDK threw: its error class and HTTP status; undefined for anything that is no HTTP error. */
+function sdkError(error: unknown): string | undefined {
   const e = error as { constructor?: { name?: string }; status?: number };
-  if (typeof e?.status === 'number') return `${e.constructor?.name ?? 'Error'} ${e.status}`;
-  throw error;
+  return typeof e?.status === 'number' ? `${e.constructor?.name ?? 'Error'} ${e.status}` : undefined;
 }
 
 const CHAT = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hi' }] };
@@ -34,14 +33,9 @@ const openai = (withPlugin: boolean): Peer => ({
     ? 'new OpenAI({ baseURL, fetch: createAgentFetch(), maxRetries: 0 }), chat.completions.create'
     : "new OpenAI({ baseURL }), chat.completions.create: maxRetries 2 (3 calls) on 408/409/429/5xx; honours retry-after-ms and Retry-After when 0 to 60 s, else 0.5 s * 2^n up to 8 s with up to 25 % jitter off; reads no x-ratelimit-reset-* and no body",
   source: withPlugin ? 'src/agent/drop-in.ts' : 'node_modules/openai/client.js',
-  async run(url, signal) {
+  run(url, signal) {
     const client = new OpenAI({ apiKey: 'x', baseURL: `${url}/v1`, ...(withPlugin ? { fetch: createAgentFetch(), maxRetries: 0 } : {}) });
-    try {
-      await client.chat.completions.create(CHAT, { signal });
-      return 'ok';
-    } catch (error) {
-      return sdkError(error);
-    }
+    return outcome(() => client.chat.completions.create(CHAT, { signal }), sdkError);
   },
 });
 
@@ -53,14 +47,9 @@ const anthropic = (withPlugin: boolean): Peer => ({
     ? 'new Anthropic({ baseURL, fetch: createAgentFetch(), maxRetries: 0 }), messages.create'
     : 'new Anthropic({ baseURL }), messages.create: maxRetries 2 (3 calls) on 408/409/429/5xx (529 included); honours retry-after-ms and Retry-After when 0 to 60 s, else 0.5 s * 2^n up to 8 s with up to 25 % jitter off; reads no body',
   source: withPlugin ? 'src/agent/drop-in.ts' : 'node_modules/@anthropic-ai/sdk/client.js',
-  async run(url, signal) {
+  run(url, signal) {
     const client = new Anthropic({ apiKey: 'x', baseURL: url, ...(withPlugin ? { fetch: createAgentFetch(), maxRetries: 0 } : {}) });
-    try {
-      await client.messages.create(MESSAGE, { signal });
-      return 'ok';
-    } catch (error) {
-      return sdkError(error);
-    }
+    return outcome(() => client.messages.create(MESSAGE, { signal }), sdkError);
   },
 });
 
@@ -72,14 +61,9 @@ const octokit = (withPlugin: boolean): Peer => ({
     ? 'new Octokit({ baseUrl, request: { fetch: createAgentFetch() } }), rest.repos.get (no retries of its own to turn off)'
     : 'new Octokit({ baseUrl }), rest.repos.get: no retries at all (retries and rate-limit waits live in @octokit/plugin-retry and @octokit/plugin-throttling, which @octokit/rest does not include)',
   source: withPlugin ? 'src/agent/drop-in.ts' : 'node_modules/@octokit/rest/dist-src/index.js',
-  async run(url, signal) {
+  run(url, signal) {
     const client = new Octokit({ baseUrl: url, log: quiet, ...(withPlugin ? { request: { fetch: createAgentFetch() } } : {}) });
-    try {
-      await client.rest.repos.get({ owner: 'agent-index', repo: 'errors', request: { signal } });
-      return 'ok';
-    } catch (error) {
-      return sdkError(error);
-    }
+    return outcome(() => client.rest.repos.get({ owner: 'agent-index', repo: 'errors', request: { signal } }), sdkError);
   },
 });
 

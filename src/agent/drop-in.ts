@@ -1,6 +1,7 @@
 // createAgentFetch: the client's rules behind fetch's own signature, for the SDKs and clients that
 // take a `fetch` option. The caller gets the site's final Response, its body unread; agentErrorOf
 // says what an error response means without reading the body again.
+import { READERS } from '../../generated/catalog.js';
 import type { EnvelopeError } from '../../generated/types.js';
 import { isKnownCode, lookup } from '../core/catalog.js';
 import { errorHeaders } from '../core/render.js';
@@ -32,7 +33,8 @@ export function agentErrorOf(response: Response): AgentErrorInfo | undefined {
 
 /** The answer to a wait remembered for the origin: the code's status, Retry-After, the envelope as JSON, and the memory header. */
 export function memoryAnswer(error: EnvelopeError): { status: number; headers: Record<string, string>; body: string } {
-  const status = isKnownCode(error.code) ? lookup(error.code).status : 429;
+  // A site's own code, whose status the store does not keep, gets the status of the catalog's rate-limit code.
+  const status = lookup(isKnownCode(error.code) ? error.code : READERS.signals.rate_limit_headers).status;
   const headers = { ...errorHeaders('envelope', error.retry_after), [SOURCE_HEADER]: 'memory' };
   return { status, headers, body: JSON.stringify({ error }) };
 }

@@ -95,6 +95,18 @@ describe('createAgentFetch', () => {
     expect(agentErrorOf(response)).toMatchObject({ remembered: true, error: { retry_after: 75 } });
   });
 
+  it("answers a site's own code from memory with the status of the catalog's rate-limit code, the store keeping no status", async () => {
+    const own = JSON.stringify({ error: { code: 'quota_spent', message: 'Monthly quota spent', field: null, retry: 'after_delay', retry_after: 120 } });
+    const server = await scripted([{ status: 402, headers: { 'content-type': 'application/json' }, body: own }]);
+    const { fetch: f } = setup();
+    expect((await f(server.url)).status).toBe(402);
+    const remembered = await f(server.url);
+    expect(server.calls()).toBe(1);
+    expect(remembered.headers.get(SOURCE_HEADER)).toBe('memory');
+    expect(remembered.status).toBe(CODES.rate_limited.status);
+    expect((await remembered.json()).error).toMatchObject({ code: 'quota_spent', retry: 'after_delay', retry_after: 120 });
+  });
+
   it('rejects as fetch does when no response arrives', async () => {
     const server = await scripted([{ status: 200 }]);
     const url = server.url;
