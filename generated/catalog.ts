@@ -462,7 +462,28 @@ export const READERS = {
   },
   "validation_keyword": {
     "required": "missing_field",
+    "any.required": "missing_field",
+    "missing": "missing_field",
+    "value_error.missing": "missing_field",
+    "NotNull": "missing_field",
+    "NotBlank": "missing_field",
+    "NotEmpty": "missing_field",
     "default": "invalid_input"
+  },
+  "validation_phrase": {
+    "required property": "missing_field",
+    "is required": "missing_field",
+    "field required": "missing_field",
+    "required field": "missing_field",
+    "can't be blank": "missing_field",
+    "can’t be blank": "missing_field",
+    "should not be empty": "missing_field",
+    "should not be null or undefined": "missing_field",
+    "must not be null": "missing_field",
+    "must not be blank": "missing_field",
+    "must not be empty": "missing_field",
+    "may not be null": "missing_field",
+    "received undefined": "missing_field"
   },
   "openai_code": {
     "rate_limit_exceeded": "rate_limited",

@@ -2,6 +2,7 @@
 // policy decides after each failed call whether to call again and how long to sleep first, on a
 // clock the caller provides, within a budget of calls.
 import { retryAfterSeconds } from '../core/delay.js';
+import { toHeaders } from '../core/headers.js';
 import type { WireResponse } from '../core/dialects.js';
 import { DEFAULT_BACKOFF } from './client.js';
 import { decode, type Decoded } from './decode.js';
@@ -29,7 +30,7 @@ export const POLICIES = {
   /** What most HTTP retry middleware does: retries a 429 or a 5xx, honours Retry-After, and reads no body. */
   header: (_decoded: Decoded, _attempt: number, response: WireResponse, now: number): Decision =>
     response.status === 429 || response.status >= 500
-      ? { retry: true, sleep: retryAfterSeconds(response.headers['retry-after'] ?? response.headers['Retry-After'], now) ?? 0 }
+      ? { retry: true, sleep: retryAfterSeconds(toHeaders(response.headers).get('retry-after'), now) ?? 0 }
       : { retry: false },
   /** Waits exactly as long as it was told, or backs off doubling when it was told nothing. */
   contract: (decoded: Decoded, attempt: number): Decision =>

@@ -4,6 +4,7 @@ import { CODE_PATTERN, READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } 
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
 import { delayFrom } from './delay.js';
+import { fieldErrors, violationMessage, violationsOf, type Violation } from './field-errors.js';
 import { isRecord, own, str, type JsonObject } from './json.js';
 import { pickHeaders, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { cleanText, readPage, type PageSummary } from './html.js';
@@ -25,6 +26,8 @@ interface Reading {
   field: string | null;
   message: string | null;
   retry: RetryWord | null;
+  /** This package's own envelope or problem, or Google's: the message is the site's own sentence for the whole error, kept over a violation's. */
+  keepsMessage?: boolean;
 }
 
 const NONE: Reading = { code: null, field: null, message: null, retry: null };
@@ -65,7 +68,7 @@ const asRetry = (value: string | null): RetryWord | null => (isRetryWord(value) 
 function readEnvelope(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || typeof own(error, 'code') !== 'string' || !('retry' in error || 'field' in error || 'retry_after' in error)) return null;
-  return { code: asCode(str(error, 'code')), field: str(error, 'field'), message: str(error, 'message'), retry: asRetry(str(error, 'retry')) };
+  return { code: asCode(str(error, 'code')), field: str(error, 'field'), message: str(error, 'message'), retry: asRetry(str(error, 'retry')), keepsMessage: true };
 }
 
 /** google.rpc.Status as HTTP JSON (AIP-193): {error: {code: <number>, message, status, details}}. */
@@ -78,7 +81,7 @@ function readGoogle(body: JsonObject): Reading | null {
     field = str(first(list(detail, 'fieldViolations')) ?? {}, 'field');
     break;
   }
-  return { code: readerCode('google_status', str(error, 'status')), field, message: str(error, 'message'), retry: null };
+  return { code: readerCode('google_status', str(error, 'status')), field, message: str(error, 'message'), retry: null, keepsMessage: true };
 }
 
 /** Stripe's and OpenAI's {error: {type, code, param, message, decline_code}}; Stripe's OAuth sends error as a string. */
@@ -110,7 +113,7 @@ function readProblem(body: JsonObject): Reading | null {
   const nextStep = str(body, 'next_step');
   const retry =
     asRetry(str(body, 'retry')) ?? (nextStep !== null && Object.hasOwn(READERS.next_step, nextStep) ? READERS.next_step[nextStep as keyof typeof READERS.next_step] : null);
-  return { code, field, message: str(body, 'title') ?? str(body, 'detail'), retry };
+  return { code, field, message: str(body, 'title') ?? str(body, 'detail'), retry, keepsMessage: str(body, 'code') !== null };
 }
 
 /** GitHub's REST errors: {message, documentation_url, errors: [{resource, field, code}]}. */
@@ -125,13 +128,9 @@ function readGitHub(body: JsonObject): Reading | null {
 function readLoose(body: JsonObject): Reading | null {
   const error = str(body, 'error');
   const message = str(body, 'message');
-  // FastAPI validation: {detail: [{loc: ["body", "email"], msg}]}; other errors {detail: "..."}.
+  // FastAPI validation: {detail: [{loc: ["body", "email"], msg}]}, whose fields field-errors.ts reads; other errors {detail: "..."}.
   const detailItem = first(list(body, 'detail'));
-  if (detailItem) {
-    const loc = list(detailItem, 'loc');
-    const last = loc[loc.length - 1];
-    return { ...NONE, field: typeof last === 'string' ? last : null, message: str(detailItem, 'msg') };
-  }
+  if (detailItem) return { ...NONE, message: str(detailItem, 'msg') };
   const springNoMessage = message === 'No message available';
   const text = str(body, 'error_description') ?? (message && !springNoMessage ? message : null) ?? error ?? str(body, 'detail');
   return text === null ? null : { ...NONE, message: text };
@@ -260,6 +259,10 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   const [reading, dialect] = isRecord(json) ? readStructured(json) : [NONE, null];
   const because: string[] = [];
   if (dialect) because.push(`the body is ${dialect}`);
+  // The fields a 4xx body reports at fault, in whichever framework's shape; the first that names a field leads.
+  const violations: Violation[] = isError && safeStatus < 500 ? violationsOf(json) : [];
+  const primary = violations.find((violation) => violation.field !== null) ?? violations[0];
+  if (primary) because.push(`the body reports ${violations.length} violation${violations.length === 1 ? '' : 's'}, the first of ${primary.field ?? 'no single field'}`);
 
   // A challenge wins over whatever the body says: the body is the challenge page.
   const signal = challengeSignal(h, page, isError);
@@ -273,6 +276,11 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   } else {
     let why: string;
     [code, why] = statusCode(safeStatus, h, page);
+    // A validation body says which of the two it is: a value left out, or a value that is wrong.
+    if (primary && (code === READERS.validation_keyword.required || code === READERS.validation_keyword.default) && code !== primary.code) {
+      code = primary.code;
+      why += `, and the violation makes it ${code}`;
+    }
     because.push(why);
   }
 
@@ -293,14 +301,18 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
     because.push(delay === null ? 'the response says nothing of how long to wait' : `the response asks for a wait of ${delay} s`);
   }
   const message =
+    // The first violation's own sentence says more than a framework's "Bad Request" or "The given data was invalid.".
+    (primary && !reading.keepsMessage ? violationMessage(primary) : null) ??
     safeMessage(reading.message) ??
     (page && informative(page.title) ? safeMessage(page.title) : null) ??
     (page && informative(page.heading) ? safeMessage(page.heading) : null) ??
     safeMessage(plainText(text, page)) ??
     STATUS_TEXT[safeStatus] ??
     info.title;
-  const field = reading.field === null ? null : cleanText(reading.field) || null;
-  return { envelope: { error: { code, message, field, retry, retry_after: delay } }, because };
+  const named = reading.field ?? primary?.field ?? null;
+  const field = named === null ? null : cleanText(named) || null;
+  const errors = fieldErrors(violations);
+  return { envelope: { error: { code, message, field, retry, retry_after: delay, ...(errors ? { errors } : {}) } }, because };
 }
 
 /**

@@ -25,12 +25,18 @@ export interface AgentFriendlyOptions {
 /** Anything with request headers: a Fetch Request, Headers, or node's IncomingHttpHeaders. */
 export type RequestHeadersLike = Headers | Record<string, string | string[] | undefined>;
 
+/** A request header by its lower-case name, in any case a record spells it: node lower-cases, a hand-built `{ Accept }` does not. */
 function header(headers: RequestHeadersLike, name: string): string | null {
   // A Headers by its get method, not instanceof: on node:http nothing else reads the Headers
   // global, and its first read loads the fetch implementation into the server.
   if (typeof headers.get === 'function') return (headers as Headers).get(name);
-  const value = (headers as Record<string, string | string[] | undefined>)[name];
-  return Array.isArray(value) ? value.join(', ') : (value ?? null);
+  const record = headers as Record<string, string | string[] | undefined>;
+  let value = Object.hasOwn(record, name) ? record[name] : undefined;
+  if (value === undefined) {
+    const key = Object.keys(record).find((candidate) => candidate.toLowerCase() === name);
+    value = key === undefined ? undefined : record[key];
+  }
+  return Array.isArray(value) ? value.join(', ') : typeof value === 'string' ? value : null;
 }
 
 /** True when the request carries an HTTP Message Signature (RFC 9421; Web Bot Auth adds Signature-Agent). */

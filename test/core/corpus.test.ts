@@ -13,7 +13,7 @@ interface Fixture {
   status: number;
   headers: Record<string, string>;
   body: unknown;
-  expect: { code: string; retry: string; field: string | null; retry_after: number | null; message?: string; message_excludes?: string[] };
+  expect: { code: string; retry: string; field: string | null; retry_after: number | null; message?: string; message_excludes?: string[]; fields?: string[] };
 }
 
 const DIR = join(ROOT, 'test/fixtures/responses');
@@ -36,6 +36,8 @@ describe('the response corpus', () => {
         code: f.expect.code, retry: f.expect.retry, field: f.expect.field, retry_after: f.expect.retry_after,
       });
       if (f.expect.message !== undefined) expect(error.message).toBe(f.expect.message);
+      // Every field a body reports at fault is kept, in its order; one alone is the field itself.
+      expect(error.errors?.map((e) => e.field)).toEqual(f.expect.fields);
       for (const fragment of f.expect.message_excludes ?? []) expect(error.message).not.toContain(fragment);
       expect(validateEnvelope({ error }, { received: true }).errors).toEqual([]);
       // When the response gave what the code's retry word needs, the envelope meets the full contract.

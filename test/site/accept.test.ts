@@ -24,6 +24,19 @@ describe('who is an agent', () => {
     expect(isAgentRequest(new Request('https://a.example/', { headers }))).toBe(agent);
     expect(isAgentRequest({ headers })).toBe(agent);
   });
+
+  it('reads a hand-built record in any case: { Accept } as { accept }, { Signature-Input } as { signature-input }', () => {
+    const respell = (name: string, flips: boolean[]): string => [...name].map((c, i) => (flips[i % flips.length] ? c.toUpperCase() : c)).join('');
+    fc.assert(
+      fc.property(fc.constantFrom(...cases), fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), ([, headers, agent], flips) => {
+        const spelled = Object.fromEntries(Object.entries(headers).map(([name, value]) => [respell(name, flips), value]));
+        expect(isAgentRequest({ headers: spelled })).toBe(agent);
+      }),
+      { numRuns: 300 },
+    );
+    expect(isAgentRequest({ headers: { Accept: 'application/json' } })).toBe(true);
+    expect(isAgentRequest({ headers: { ACCEPT: ['text/html', 'application/json'] } })).toBe(true);
+  });
 });
 
 describe('parseAccept', () => {
