@@ -66,6 +66,9 @@ describe('a field named anywhere in a validation body is never lost', () => {
     expect(fromResponse(422, null, { title: ["can't be blank"] }).error).toMatchObject({ code: READERS.validation_phrase["can't be blank"], field: 'title', message: "title: can't be blank" });
     expect(fromResponse(400, null, { message: ['email must be an email'], error: 'Bad Request', statusCode: 400 }).error).toMatchObject({ code: READERS.validation_keyword.default, field: 'email', message: 'email must be an email' });
     expect(fromResponse(422, null, { message: 'The given data was invalid.', errors: { email: ['The email field is required.'] } }).error).toMatchObject({ code: 'missing_field', field: 'email', message: 'The email field is required.' });
+    // RFC 7807's own example extension: invalid-params [{name, reason}].
+    const rfc7807 = { type: 'https://example.net/validation-error', title: "Your request parameters didn't validate.", 'invalid-params': [{ name: 'age', reason: 'must be a positive integer' }, { name: 'color', reason: "must be 'green', 'red' or 'blue'" }] };
+    expect(fromResponse(400, null, rfc7807).error).toMatchObject({ code: 'invalid_input', field: 'age', message: 'age: must be a positive integer', errors: [{ field: 'age' }, { field: 'color' }] });
   });
 
   it("keeps this package's own code and message, and passes its errors through", () => {
