@@ -121,19 +121,15 @@ function readItem(item: JsonObject, found: Found, keywordTable?: Readonly<Record
 }
 
 /**
- * A map of field to sentences (Laravel, Rails, DRF, ASP.NET Core), or one of Zod's trees: format()
- * keeps a node's own errors in `_errors`, treeifyError() in `errors` with children under `properties`
- * and `items`. Keys are followed to MAX_DEPTH; arrays of objects are list fields, by index.
+ * A map of field to sentences (Laravel, Rails, DRF, ASP.NET Core, Zod's flatten(), NestJS's grouped
+ * format): a list of sentences or one sentence per key, a nested map for a nested object, a list of
+ * maps for a list of objects (by index). Keys are followed to MAX_DEPTH.
  */
 function readMap(node: JsonObject, prefix: string[], found: Found, depth: number): void {
   if (depth > MAX_DEPTH) return;
-  // treeifyError() marks its nodes with an errors list; format() (with _errors) keys children by their own names.
-  const tree = Array.isArray(own(node, 'errors'));
   for (const [key, value] of Object.entries(node)) {
     if (found.full) return;
-    // A treeifyError() node's children are under properties and items, which are not field names.
-    const container = tree && (key === 'properties' || key === 'items');
-    const path = OWN_ERRORS.has(key) || container ? prefix : [...prefix, key];
+    const path = OWN_ERRORS.has(key) ? prefix : [...prefix, key];
     if (typeof value === 'string') found.add(fieldOf(path), value);
     else if (Array.isArray(value)) {
       value.forEach((item, index) => {
@@ -146,6 +142,25 @@ function readMap(node: JsonObject, prefix: string[], found: Found, depth: number
       else readMap(value, path, found, depth + 1);
     }
   }
+}
+
+/**
+ * One of Zod's trees. treeifyError() keeps a node's own sentences in `errors` and its children under
+ * `properties` (by name) and `items` (by index); format() keeps them in `_errors`, its children being
+ * the members that are nodes themselves. Nothing else of a node is read: a tree's root sits beside
+ * whatever else a body carries (a debug member, a stack), which is never a field.
+ */
+function readTree(node: JsonObject, prefix: string[], found: Found, depth: number): void {
+  const treeify = Array.isArray(own(node, 'errors'));
+  const sentences = own(node, treeify ? 'errors' : '_errors');
+  if (depth > MAX_DEPTH || !Array.isArray(sentences)) return;
+  for (const sentence of sentences) if (typeof sentence === 'string') found.add(fieldOf(prefix), sentence);
+  const properties = treeify ? own(node, 'properties') : node;
+  for (const [key, child] of isRecord(properties) ? Object.entries(properties) : []) {
+    if (isRecord(child) && key !== '_errors') readTree(child, [...prefix, key], found, depth + 1);
+  }
+  const items = treeify ? own(node, 'items') : undefined;
+  if (Array.isArray(items)) items.forEach((child, index) => isRecord(child) && readTree(child, [...prefix, String(index)], found, depth + 1));
 }
 
 /** True when every member of a body is a list (or map) of sentences: a DRF or Rails scaffold body, `{email: ["..."]}`. */
@@ -218,12 +233,12 @@ function readBody(body: JsonObject, found: Found): void {
     for (const sentence of map === flat && Array.isArray(own(body, 'formErrors')) ? (own(body, 'formErrors') as unknown[]) : []) {
       if (typeof sentence === 'string') found.add(null, sentence);
     }
-  } else if (Array.isArray(own(body, 'errors')) || Array.isArray(own(body, '_errors'))) readMap(body, [], found, 0);
+  } else readTree(body, [], found, 0);
   if (found.list.length > 0) return;
   const message = own(body, 'message');
   // NestJS's ValidationPipe: each sentence starts with the property path ("address.city must be a string",
   // "email: Invalid input" from a Standard Schema pipe); grouped by property when the pipe is asked to.
-  if (isRecord(message)) return readMap(message, [], found, 0);
+  if (isRecord(message) && isFieldMap(message)) return readMap(message, [], found, 0);
   if (Array.isArray(message)) {
     for (const sentence of message) {
       if (typeof sentence !== 'string') continue;

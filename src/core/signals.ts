@@ -9,11 +9,36 @@ export type ChallengeSignal =
   | 'cf-mitigated'
   | 'x-amzn-waf-action'
   | 'x-vercel-mitigated'
+  | 'x-dd-b'
+  | 'fastly-challenge'
   | 'cloudflare-interstitial'
   | 'perimeterx-block'
   | 'datadome-block'
   | 'akamai-challenge'
-  | 'imperva-block';
+  | 'imperva-block'
+  | 'kasada-challenge'
+  | 'recaptcha-wall'
+  | 'hcaptcha-wall'
+  | 'turnstile-wall'
+  | 'arkose-wall'
+  | 'geetest-wall';
+
+// A CAPTCHA widget by the script its vendor documents (the group names the vendor), then what renders it into the page:
+// reCAPTCHA https://developers.google.com/recaptcha/docs/display (www.google.com or www.recaptcha.net /recaptcha/api.js,
+// div.g-recaptcha) and https://cloud.google.com/recaptcha/docs/instrument-web-pages-with-checkbox (/recaptcha/enterprise.js);
+// hCaptcha https://docs.hcaptcha.com/ (js.hcaptcha.com/1/api.js, div.h-captcha); Turnstile
+// https://developers.cloudflare.com/turnstile/get-started/client-side-rendering/ (challenges.cloudflare.com/turnstile/v0/api.js,
+// div.cf-turnstile); Arkose Labs https://developer.arkoselabs.com/docs/domain-policy and its client-side instructions
+// (<company>-api.arkoselabs.com/v2/<key>/api.js, whose callback must call setConfig: https://developer.arkoselabs.com/docs/client-api);
+// GeeTest v4 https://docs.geetest.com/BehaviorVerification/deploy/client/web and v3 https://docs.geetest.com/captcha/deploy/client/web
+// (initGeetest4 or initGeetest, then captcha.appendTo). No quantifier here or below is nested: each test is one linear pass.
+const WIDGET = /\/(recaptcha)\/(?:api|enterprise)\.js|(hcaptcha)\.com\/1\/api\.js|\/(turnstile)\/v0\/api\.js|-api\.(arkose)labs\.com\/v2\/|init(geetest)4?\(/;
+const RENDERS: Readonly<Record<string, string>> = {
+  recaptcha: 'g-recaptcha', hcaptcha: 'h-captcha', turnstile: 'cf-turnstile', arkose: '.setconfig(', geetest: '.appendto(',
+};
+// A field a person fills in: a textarea, a select, or an input that is neither hidden nor a button (an input with no
+// type is a text box). The look at an input's attributes stops at 300 characters, so each input costs at most that much.
+const FIELD = /<(?:textarea|select)\b|<input\b(?![^>]{0,300}?\stype=["']?(?:hidden|submit|button)\b)/;
 
 /**
  * The vendor signal that marks this response as a bot challenge or CAPTCHA wall, or null.
@@ -27,7 +52,15 @@ export function challengeSignal(headers: Fields, page: PageSummary | null, isErr
   if (waf === 'captcha' || waf === 'challenge') return 'x-amzn-waf-action';
   // Vercel Firewall docs: challenged requests get x-vercel-mitigated: challenge.
   if (headers.get('x-vercel-mitigated')?.trim().toLowerCase() === 'challenge') return 'x-vercel-mitigated';
-  if (!page || !isError) return null;
+  // Fastly Bot Management, "About client challenges" (https://www.fastly.com/documentation/guides/security/bot-management/
+  // client-challenges/about-client-challenges/): an initiated challenge is kept in a _fs_ch_st_<random> cookie (and a solved one
+  // in _fs_ch_cp_<random>). Which response sets it, and with what status, is unverified: read whatever the status, as above.
+  if (/(?:^|[\s,;])_fs_ch_st_/.test(headers.get('set-cookie') ?? '')) return 'fastly-challenge';
+  if (!isError) return null;
+  // DataDome, https://docs.datadome.co/reference/validate-request: X-DD-B is added only when DataDome blocks a request
+  // (401 or 403), on the JSON answer whose url leads to its CAPTCHA; x-datadome and the datadome cookie come on every response.
+  if (headers.has('x-dd-b')) return 'x-dd-b';
+  if (!page) return null;
   const { lower, title } = page;
   // Cloudflare's interstitial: the _cf_chl_opt bootstrap, its challenge-platform orchestrator and the
   // fixed title. The jsd script Cloudflare injects into healthy pages is a different path and not enough.
@@ -38,14 +71,25 @@ export function challengeSignal(headers: Fields, page: PageSummary | null, isErr
   if (lower.includes('px-captcha') && (title === 'Access to this page has been denied' || lower.includes('window._pxappid'))) {
     return 'perimeterx-block';
   }
-  // DataDome: a blocked request's page loads its CAPTCHA from geo.captcha-delivery.com.
-  if (lower.includes('geo.captcha-delivery.com') && (lower.includes('datadome') || headers.has('x-datadome') || headers.has('x-dd-b'))) {
+  // DataDome: a blocked request's page loads its CAPTCHA from geo.captcha-delivery.com (markup unverified: no first-party page shows it).
+  if (lower.includes('geo.captcha-delivery.com') && (lower.includes('datadome') || headers.has('x-datadome'))) {
     return 'datadome-block';
   }
-  // Akamai Bot Manager's challenge interstitial container.
+  // Akamai Bot Manager's challenge interstitial container (unverified: third-party reports; Akamai documents the challenge
+  // actions, https://techdocs.akamai.com/application-security/reference/get-challenge-action, not their markup).
   if (lower.includes('sec-if-cpt-container')) return 'akamai-challenge';
-  // Imperva (Incapsula) block page, which loads its CAPTCHA through _Incapsula_Resource.
-  if (lower.includes('_incapsula_resource')) return 'imperva-block';
+  // Imperva (Incapsula) block page: an iframe of _Incapsula_Resource that carries the incident id (unverified: third-party
+  // reports). The _Incapsula_Resource script alone is not enough: Imperva injects it into every page of a protected site.
+  if (lower.includes('/_incapsula_resource?') && lower.includes('incident_id=')) return 'imperva-block';
+  // Kasada's challenge: the KPSDK bootstrap and its ips.js solver (unverified: Kasada publishes no documentation; reports show a 429).
+  if (lower.includes('window.kpsdk') && lower.includes('/ips.js')) return 'kasada-challenge';
+  // A page whose purpose is a CAPTCHA widget: an error page that loads and renders the widget and asks a person for
+  // nothing else. A widget beside a login, signup, contact or search form is part of an ordinary page, which stays what
+  // its status says; so is a page that loads a script without rendering it (reCAPTCHA v3 scores every page, unseen).
+  const vendor = WIDGET.exec(lower)?.find((group, i) => i > 0 && group);
+  if (vendor && lower.includes(RENDERS[vendor]!) && !FIELD.test(lower)) {
+    return `${vendor}-wall` as ChallengeSignal;
+  }
   return null;
 }
 
