@@ -14,7 +14,7 @@ import { createBrotliDecompress, createGunzip, createInflate, constants } from '
 import type { Dispatcher } from 'undici';
 import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
-import type { HeadersInput } from '../core/headers.js';
+import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { abortableSleep, allowance, freshAttempts, isIdempotent, nextWait, recalled, remember, rememberedWait, type AgentClientOptions, type Allowance } from './client.js';
 import { memoryAnswer } from './drop-in.js';
 import { defaultStore, type Store } from './store.js';
@@ -227,7 +227,8 @@ class Exchange {
    */
   async judge(status: number, headers: IncomingHttpHeaders, held: Buffer): Promise<{ seconds: number; body: Options['body'] } | null> {
     try {
-      const body = await readable(held, headers['content-encoding']);
+      // The names as a dispatcher gives them, in whatever case a handler before this one wrote them.
+      const body = await readable(held, toHeaders(headers).get('content-encoding') ?? undefined);
       const { error } = fromResponse(status, headers, body, { now: this.rules.now() });
       if (this.origin !== null) await remember(this.rules.store, this.origin, error, this.rules.now());
       const again = this.body.again();
