@@ -5,7 +5,16 @@ import type { Catalog } from './catalog-model.js';
 import { codeExamples } from './examples.js';
 import { headerSentence, markupHeader, scriptHeader } from './header.js';
 
-const cell = (text: string | number): string => String(text).replace(/\|/g, '\\|');
+/**
+ * Text as one Markdown table cell: on one line, and with every character that could start markup
+ * backslash-escaped (a pipe would end the cell; <, >, a backtick and brackets would open HTML, code or
+ * a link). extension.schema.json already refuses such text from a site; this is the second line of
+ * defence, and leaves the catalog's own text as it is.
+ */
+const cell = (text: string | number): string =>
+  String(text)
+    .replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ')
+    .replace(/[\\`|<>[\]]/g, (c) => `\\${c}`);
 
 /** The Markdown code table: one row per code, with its status, retry word, next step and advice. */
 export function codeTable(catalog: Catalog): string {

@@ -3,13 +3,33 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { CatalogError, type Catalog, type CatalogProblem, type CodeEntry } from './catalog-model.js';
 import { duplicateKeys, exampleProblems, loadCatalog, pointerSegment } from './load-catalog.js';
 import { SCHEMA_DIR } from './paths.js';
 import { renderGenerated } from './render.js';
 
 type SiteCode = Omit<CodeEntry, 'family' | 'draft' | 'google' | 'stripe'> & { google?: string; stripe?: string };
+
+/**
+ * A value as an error message quotes it: JSON, with C1 and bidirectional controls escaped too, so that
+ * a line break, an ANSI sequence or a reordering mark shows as its escape and not as its effect.
+ */
+const show = (value: unknown): string => {
+  const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  const json = (JSON.stringify(value) ?? String(value)).replace(/[\u0080-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, escape);
+  return json.length > 80 ? `${json.slice(0, 79)}…` : json;
+};
+
+/**
+ * What a SiteText or SiteCodeName constraint of extension.schema.json refuses, from its description
+ * (lowercased to follow "is refused: "), or undefined for any other error, which Ajv's message says well.
+ */
+function refusal(e: ErrorObject): string | undefined {
+  if (!/\/\$defs\/Site(?:Text|CodeName)\/allOf\/\d+\/(?:pattern|not|maxLength)$/.test(e.schemaPath)) return undefined;
+  const description = (e.parentSchema as { description?: unknown } | undefined)?.description;
+  return typeof description === 'string' ? description.charAt(0).toLowerCase() + description.slice(1) : undefined;
+}
 
 /** The catalog with a site's extension merged in, or a CatalogError naming every problem with its pointer. */
 export async function extendCatalog(text: string, file: string): Promise<Catalog> {
@@ -19,12 +39,27 @@ export async function extendCatalog(text: string, file: string): Promise<Catalog
   } catch (error) {
     throw new CatalogError(file, [{ pointer: '', reason: `not JSON: ${(error as Error).message}` }]);
   }
-  const validate = new Ajv2020({ allErrors: true }).compile((await $RefParser.bundle(join(SCHEMA_DIR, 'extension.schema.json'))) as object);
+  // verbose: each error carries its schema, whose description says what a site-text or code-name constraint refuses.
+  const validate = new Ajv2020({ allErrors: true, verbose: true }).compile((await $RefParser.bundle(join(SCHEMA_DIR, 'extension.schema.json'))) as object);
   const problems: CatalogProblem[] = [...duplicateKeys(text)];
+  // Each constraint of a site text states its type, so a value that is no string would be told so once per constraint.
+  const said = new Set<string>();
+  const add = (problem: CatalogProblem): void => {
+    const key = `${problem.pointer}\n${problem.reason}`;
+    if (!said.has(key)) problems.push(problem);
+    said.add(key);
+  };
   if (!validate(value)) {
     for (const e of validate.errors ?? []) {
       if (e.keyword === 'propertyNames') continue;
-      problems.push({ pointer: e.instancePath, reason: e.propertyName === undefined ? (e.message ?? e.keyword) : `the key "${e.propertyName}" is not allowed here: it ${e.message}` });
+      const refused = refusal(e);
+      if (refused !== undefined) {
+        const what = e.propertyName === undefined ? `the value ${show(e.data)}` : `the code ${show(e.propertyName)}`;
+        add({ pointer: e.instancePath, reason: `${what} is refused: ${refused}` });
+      } else {
+        const reason = e.propertyName === undefined ? (e.message ?? e.keyword) : `the key ${show(e.propertyName)} is not allowed here: it ${e.message}`;
+        add({ pointer: e.instancePath, reason });
+      }
     }
   }
   if (problems.length > 0) throw new CatalogError(file, problems);

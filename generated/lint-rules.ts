@@ -3,6 +3,12 @@
 /** The rules lintOpenApi checks, in the order it reports them. */
 export const LINT_RULES = [
   {
+    "id": "ref-not-allowed",
+    "summary": "Every $ref the lint loads stays where the spec lives: no http or https URL unless remote $refs are allowed, and no file outside the spec's folder tree (symbolic links followed) unless that folder is allowed; the lint reads nothing a refused $ref names.",
+    "fix": "Move the file into the spec's folder (or bundle it into the spec); if you trust the spec, allow its folder or URL prefix with --ref-root, or use --allow-refs-outside or --allow-remote-refs (lintOpenApi's allowRefsOutside and allowRemoteRefs options).",
+    "compare": "Redocly CLI and Spectral resolve file and http $refs by default, so a spec from an untrusted pull request can make them read the CI host's files or call its network; this rule makes each such $ref a finding instead."
+  },
+  {
     "id": "error-responses-declared",
     "summary": "Every operation declares its error responses: at least one 4xx, and a 5xx or a default.",
     "fix": "Add the responses the operation can fail with, e.g. $ref the generated BadRequest, NotFound and InternalServerError responses.",

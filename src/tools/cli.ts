@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // agent-errors: the command line of @agent-index/errors. Exit codes: 0 clean, 1 findings, 2 usage.
 import { realpathSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { styleText } from 'node:util';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { CODES, RETRY_WORDS } from '../../generated/catalog.js';
-import { explainResponse } from '../core/from-response.js';
+import { explainResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 
 type Write = (text: string) => void;
 
@@ -25,12 +25,48 @@ export function codeTableText(): string {
   return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
-/** Reads a file, or standard input for "-". */
-async function readInput(path: string): Promise<string> {
-  if (path !== '-') return readFile(path, 'utf8');
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * At most the first MAX_BODY_BYTES of a file, or of standard input for "-": all that explainResponse
+ * reads of a body. A longer body (a 1 GB file, /dev/zero, an endless pipe) is cut there and never
+ * held whole: the read stops at the cap.
+ */
+export async function readBody(path: string, stdin: AsyncIterable<Uint8Array> = process.stdin): Promise<Uint8Array> {
+  const buffer = Buffer.alloc(MAX_BODY_BYTES);
+  let size = 0;
+  if (path === '-') {
+    // Leaving the loop early ends the iteration, which destroys the stream: nothing more is read.
+    for await (const chunk of stdin) {
+      const take = Math.min(chunk.byteLength, MAX_BODY_BYTES - size);
+      buffer.set(chunk.subarray(0, take), size);
+      size += take;
+      if (size >= MAX_BODY_BYTES) break;
+    }
+    return buffer.subarray(0, size);
+  }
+  const handle = await open(path, 'r');
+  try {
+    // Position null reads on from where the last read stopped, so a pipe or a device works as a file does.
+    while (size < MAX_BODY_BYTES) {
+      const { bytesRead } = await handle.read(buffer, size, MAX_BODY_BYTES - size, null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+  return buffer.subarray(0, size);
+}
+
+/** Collects a repeatable option's values into a list. */
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** A --ref-root: a folder, or an http or https URL prefix. */
+function refRootOption(value: string, previous: string[]): string[] {
+  if (/^[a-z][a-z\d+.-]*:\/\//i.test(value) && !/^https?:\/\//i.test(value)) {
+    throw new InvalidArgumentError(`a ref root is a folder or an http or https URL prefix (got "${value}")`);
+  }
+  if (/^https?:\/\//i.test(value) && !URL.canParse(value)) throw new InvalidArgumentError(`"${value}" is not a URL`);
+  return collect(value, previous);
 }
 
 /** A "Name: value" header option, collected into a list. */
@@ -43,6 +79,16 @@ function headerOption(value: string, previous: [string, string][]): [string, str
 function statusOption(value: string): number {
   if (!/^\d{1,3}$/.test(value)) throw new InvalidArgumentError(`a status is a number such as 429 (got "${value}")`);
   return Number(value);
+}
+
+/** The options of `agent-errors lint`, as commander parses them. */
+interface LintOptions {
+  json?: boolean;
+  sarif?: boolean;
+  siteCodes?: string[];
+  allowRemoteRefs?: boolean;
+  allowRefsOutside?: boolean;
+  refRoot: string[];
 }
 
 /** Builds the program; `out` and `err` receive all output, and `code` the exit code a command chose. */
@@ -90,10 +136,10 @@ function program(out: Write, err: Write, exit: { code: number }): Command {
     .description('read any HTTP response as the envelope, and say why')
     .requiredOption('-s, --status <status>', 'the response status', statusOption)
     .option('-H, --header <header>', 'a response header, "Name: value" (repeatable)', headerOption, [])
-    .option('-b, --body <file>', 'the response body; "-" reads standard input')
+    .option('-b, --body <file>', `the response body; "-" reads standard input (at most the first ${MAX_BODY_BYTES / 1024} KiB are read)`)
     .option('--json', 'print the envelope and the reasons as JSON')
     .action(async (options: { status: number; header: [string, string][]; body?: string; json?: boolean }) => {
-      const body = options.body === undefined ? null : await readInput(options.body);
+      const body = options.body === undefined ? null : await readBody(options.body);
       const { envelope, because } = explainResponse(options.status, options.header, body);
       if (options.json) return out(`${JSON.stringify({ ...envelope, because }, null, 2)}\n`);
       out(`${JSON.stringify(envelope, null, 2)}\n\n${bold('why')}:\n${because.map((b) => `  - ${b}`).join('\n')}\n`);
@@ -106,11 +152,21 @@ function program(out: Write, err: Write, exit: { code: number }): Command {
     .option('--json', 'print the findings as JSON')
     .option('--sarif', 'print SARIF 2.1.0, for code-scanning UIs')
     .option('--site-codes <codes>', "the site's own codes, comma-separated", (v) => v.split(',').map((c) => c.trim()).filter(Boolean))
-    .action(async (spec: string, options: { json?: boolean; sarif?: boolean; siteCodes?: string[] }) => {
+    // A spec may come from an untrusted pull request: by default its $refs load nothing outside its folder.
+    .option('--allow-remote-refs', 'fetch http and https $refs on public hosts (by default each is a ref-not-allowed finding)')
+    .option('--allow-refs-outside', "read $refs to local files anywhere (by default only the spec's folder tree and this package's generated/)")
+    .option('--ref-root <folder-or-url>', 'also allow $refs under this folder or http(s) URL prefix (repeatable)', refRootOption, [])
+    .action(async (spec: string, options: LintOptions) => {
       const { lintOpenApi, formatFindings, LintInputError } = await import('./lint-openapi.js');
+      const urls = options.refRoot.filter((r) => /^https?:\/\//i.test(r));
+      const folders = options.refRoot.filter((r) => !urls.includes(r));
       let findings;
       try {
-        findings = await lintOpenApi(resolve(spec), { siteCodes: options.siteCodes ?? [] });
+        findings = await lintOpenApi(resolve(spec), {
+          siteCodes: options.siteCodes ?? [],
+          allowRemoteRefs: options.allowRemoteRefs === true || urls,
+          allowRefsOutside: options.allowRefsOutside === true || folders,
+        });
       } catch (error) {
         if (!(error instanceof LintInputError)) throw error;
         err(`agent-errors lint: ${error.message}\n`);

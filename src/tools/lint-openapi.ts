@@ -3,8 +3,9 @@
 // (schema/lint-rules.json, generated/lint-rules.ts); this module only finds where each one fails.
 //
 // How it reads a document: the user's file is parsed as it is (YAML or JSON), ref-parser's
-// resolve() loads every file its $refs name (relative paths, ./node_modules/..., http URLs), and the
-// walk below follows $refs itself, one hop at a time, so that every finding's JSON pointer names a
+// resolve() loads the files its $refs name (relative paths, ./node_modules/..., and http URLs or
+// files elsewhere only when the options allow them: ref-policy.ts judges each before it is read, and
+// each refused one is a ref-not-allowed finding), and the walk below follows $refs itself, one hop at a time, so that every finding's JSON pointer names a
 // place in the user's own document: the node itself when it is in that document (a $ref inside the
 // document is followed to its target), or the $ref that leaves the document when the node is in
 // another file (the message then says where, in that file, the fault is).
@@ -17,6 +18,7 @@ import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
 import { isKnownCode } from '../core/catalog.js';
 import { escapeToken, isRecord, member, own, unescapeToken } from '../core/json.js';
 import { validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
+import { guardedResolvers, RefAllowanceError, refPolicy } from './ref-policy.js';
 import { violations, type ViolationRule } from './violations.js';
 
 /** One place where a document breaks a lint rule. */
@@ -40,19 +42,58 @@ export interface LintOpenApiOptions {
   /** The site's own codes (an extension catalog's), accepted in examples beside the catalog's. */
   readonly siteCodes?: readonly string[];
   /**
-   * Where the $refs of a document given as an object resolve from.
+   * Where the $refs of a document given as an object resolve from, and the folder tree they may
+   * read from; where a relative file path and the folders of allowRefsOutside resolve from.
    * @default process.cwd()
    */
   readonly cwd?: string;
+  /**
+   * Which http: and https: $refs may be fetched. `false`: none; each is a ref-not-allowed finding and
+   * nothing is requested. `true`: any URL on a public host (loopback, private and internal hosts and
+   * ports stay refused, also when a name resolves or a redirect leads to one). A list of URL
+   * prefixes such as `['https://schemas.example.com/api/']`: only the URLs under them (same origin,
+   * path under the prefix's path), whatever the host, with no redirect followed.
+   * @default false
+   */
+  readonly allowRemoteRefs?: boolean | readonly string[];
+  /**
+   * Which local files outside the spec's own folder tree may be read. Always allowed: the folder of
+   * the file given (for an object, the `cwd` folder) and everything below it, and this package's own
+   * generated/ folder (the components a spec $refs through node_modules). A file is inside a folder
+   * when both its path and its real path (symbolic links followed) are. `false`: nothing else; each
+   * $ref to another file is a ref-not-allowed finding and the file is not read. A list of folders
+   * (relative to `cwd`): those trees too. `true`: any local file.
+   * @default false
+   */
+  readonly allowRefsOutside?: boolean | readonly string[];
 }
 
 /**
  * Thrown by lintOpenApi() when it cannot lint the input at all: the file cannot be read or parsed,
- * the document is not OpenAPI 3.0 or 3.1, or a $ref the lint follows cannot be resolved. A usage
- * error (the CLI's exit code 2), never a finding.
+ * the document is not OpenAPI 3.0 or 3.1, a $ref the lint follows cannot be resolved, or an
+ * allowRemoteRefs prefix is no http or https URL. A usage error (the CLI's exit code 2), never a
+ * finding. A $ref the options do not allow is no such error: it is a ref-not-allowed finding.
  */
 export class LintInputError extends Error {
   override readonly name = 'LintInputError';
+}
+
+/**
+ * Thrown inside the walk when the value it needs lies behind a $ref that was refused (and reported as
+ * ref-not-allowed): the check that needed it is skipped, and the rest of the document is linted.
+ */
+class RefusedRef extends Error {
+  override readonly name = 'RefusedRef';
+}
+
+/** `read()`, or `fallback` when what it reads lies behind a refused $ref. */
+function unlessRefused<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RefusedRef) return fallback;
+    throw error;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -110,25 +151,29 @@ interface Node {
 
 const BASE = 'https://base.invalid';
 
+/** A path as ref-parser's url.resolve writes it: backslashes as slashes, except in a Windows extended-length path. */
+const posix = (path: string): string => (path.startsWith('\\\\?\\') ? path : path.split('\\').join('/'));
+
 /**
  * Resolves `to` against `from` the way ref-parser's own url.resolve does (it is not exported), so
- * the result is the key ref-parser stored that file under. Returns the file and the decoded hash.
+ * the result is the key ref-parser stored that file under: the whole $ref is resolved, hash and
+ * trailing white space included (ref-parser keeps the white space, and a space before the hash is
+ * part of the path), then cut at the hash. Returns the file and the decoded hash.
  */
 function resolveRef(from: string, to: string): { file: string; hash: string } {
   const hashAt = to.indexOf('#');
-  const target = hashAt < 0 ? to : to.slice(0, hashAt);
   let hash = hashAt < 0 ? '' : to.slice(hashAt + 1);
   try {
     hash = decodeURIComponent(hash);
   } catch {
     // A malformed escape: keep the hash as written.
   }
-  if (target === '') return { file: from, hash };
-  const fromUrl = new URL(from.split('\\').join('/'), BASE);
-  const url = new URL(target.split('\\').join('/'), fromUrl);
-  url.hash = '';
-  const file = url.origin === BASE ? url.pathname + url.search : url.toString();
-  return { file, hash };
+  if (to === '' || hashAt === 0) return { file: from, hash };
+  const url = new URL(posix(to), new URL(posix(from), BASE));
+  const endSpaces = /\s*$/.exec(to)![0];
+  const resolved = (url.origin === BASE ? url.pathname + url.search + url.hash : url.toString()) + endSpaces;
+  const cut = resolved.indexOf('#');
+  return { file: cut < 0 ? resolved : resolved.slice(0, cut), hash };
 }
 
 class Documents {
@@ -138,6 +183,8 @@ class Documents {
   constructor(
     private readonly files: ReadonlyMap<string, unknown>,
     readonly root: string,
+    /** The files the policy refused, which hold only a placeholder. */
+    private readonly refused: ReadonlySet<string> = new Set(),
   ) {}
 
   rootNode(): Node {
@@ -168,6 +215,7 @@ class Documents {
 
   private hop(node: Node, ref: string): Node {
     const { file, hash } = resolveRef(node.file, ref);
+    if (this.refused.has(file)) throw new RefusedRef(`the $ref ${show(ref)} at ${node.site || '/'} was refused`);
     if (!this.files.has(file)) throw new LintInputError(`the $ref ${show(ref)} at ${node.site || '/'} names ${this.display(file)}, which was not loaded`);
     if (hash !== '' && !hash.startsWith('/')) {
       throw new LintInputError(`the $ref ${show(ref)} at ${node.site || '/'} uses an anchor (#${hash}); only JSON pointers are supported`);
@@ -266,27 +314,104 @@ function checkVersion(document: unknown, label: string): void {
   }
 }
 
-async function load(input: string | object, cwd: string | undefined): Promise<Documents> {
+/**
+ * The ref-not-allowed findings: one at each $ref (in the user's document, or in a file it loads) that
+ * names a refused file. A $ref in another file is reported at the site in the user's document
+ * through which that file was first reached. A refused file that no $ref found here names (one a
+ * `$id` moved elsewhere) is still reported, at the document's root.
+ */
+function refusals(docs: Documents, files: ReadonlyMap<string, unknown>, refused: ReadonlyMap<string, string>): LintFinding[] {
+  const findings: LintFinding[] = [];
+  if (refused.size === 0) return findings;
+  const fix = FIXES.get('ref-not-allowed')!;
+  // A string no URL can be made of names nothing ref-parser loaded.
+  const target = (from: string, to: string): string | null => {
+    try {
+      return resolveRef(from, to).file;
+    } catch {
+      return null;
+    }
+  };
+  const named = new Set<string>();
+  const site = new Map<string, string>([[docs.root, '']]);
+  const queue = [docs.root];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const file = next;
+    // An explicit stack: a deep or self-referencing YAML document must not overflow the call stack.
+    const stack: { value: unknown; at: string; base: string }[] = [{ value: files.get(file), at: '', base: file }];
+    const seen = new Set<object>();
+    for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+      const { value, at } = item;
+      if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+      seen.add(value);
+      let base = item.base;
+      const id = own(value, '$id');
+      if (typeof id === 'string' && id !== '') base = target(base, id) ?? base;
+      const ref = Documents.refOf(value);
+      if (ref !== null && ref !== '' && !ref.startsWith('#')) {
+        const pointer = file === docs.root ? at : site.get(file)!;
+        const direct = target(file, ref);
+        // ref-parser resolves against a schema's $id in a 3.1 document: either target is the one it loaded.
+        for (const to of new Set([direct, target(base, ref)])) {
+          if (to === null) continue;
+          const why = refused.get(to);
+          if (why !== undefined) {
+            named.add(to);
+            const where = file === docs.root ? '' : ` (in ${docs.display(file)}#${at})`;
+            const resolved = to === direct ? '' : ` (resolved against $id to ${to})`;
+            findings.push({ rule: 'ref-not-allowed', pointer, message: `the $ref ${show(ref)}${where}${resolved} ${why}`, fix });
+          } else if (files.has(to) && !site.has(to)) {
+            site.set(to, pointer);
+            queue.push(to);
+          }
+        }
+      }
+      const keys = Array.isArray(value) ? value.map((_, i) => String(i)) : Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        stack.push({ value: member(value, key), at: `${at}/${escapeToken(key)}`, base });
+      }
+    }
+  }
+  for (const [file, why] of refused) {
+    if (!named.has(file)) findings.push({ rule: 'ref-not-allowed', pointer: '', message: `a $ref that resolves to ${docs.display(file)} ${why}`, fix });
+  }
+  return findings;
+}
+
+async function load(input: string | object, options: LintOpenApiOptions): Promise<{ docs: Documents; refused: LintFinding[] }> {
+  const cwd = resolvePath(options.cwd ?? process.cwd());
   let base: string;
+  let home: string;
   let document: unknown;
   let label: string;
   if (typeof input === 'string') {
-    base = resolvePath(cwd ?? process.cwd(), input);
+    base = resolvePath(cwd, input);
+    home = dirname(base);
     document = await parseFile(base);
     label = input;
   } else if (typeof input === 'object' && input !== null) {
-    const dir = resolvePath(cwd ?? process.cwd());
-    base = dir.endsWith('/') || dir.endsWith('\\') ? dir : `${dir}/`;
+    home = cwd;
+    base = cwd.endsWith('/') || cwd.endsWith('\\') ? cwd : `${cwd}/`;
     document = input;
     label = 'the document';
   } else {
     throw new LintInputError(`lintOpenApi takes a file path or a parsed document object, not ${show(input)}`);
   }
   checkVersion(document, label);
+  let policy;
+  try {
+    policy = await refPolicy(home, cwd, options);
+  } catch (error) {
+    if (error instanceof RefAllowanceError) throw new LintInputError(error.message, { cause: error });
+    throw error;
+  }
+  const refused = new Map<string, string>();
   const parser = new $RefParser();
   try {
-    // resolve() only loads the files the $refs name; it changes nothing in the document.
-    await parser.resolve(base, document as object, { mutateInputSchema: true });
+    // resolve() only loads the files the $refs name; it changes nothing in the document. Every file
+    // goes through the guarded resolver, which reads only what the policy allows.
+    await parser.resolve(base, document as object, { mutateInputSchema: true, resolve: guardedResolvers(policy, refused) });
   } catch (error) {
     throw new LintInputError(`cannot resolve the $refs of ${label}: ${(error as Error).message}`, { cause: error });
   }
@@ -294,7 +419,8 @@ async function load(input: string | object, cwd: string | undefined): Promise<Do
   for (const [key, ref] of Object.entries(parser.$refs._$refs)) files.set(key, ref.value);
   const root = parser.$refs._root$Ref.path;
   if (root === undefined || !files.has(root)) throw new LintInputError(`cannot resolve the $refs of ${label}: ref-parser kept no root document`);
-  return new Documents(files, root);
+  const docs = new Documents(files, root, new Set(refused.keys()));
+  return { docs, refused: refusals(docs, files, refused) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -385,8 +511,8 @@ class Linter {
     if (!isRecord(paths.value)) return;
     for (const path of Object.keys(paths.value)) {
       if (path.startsWith('x-')) continue;
-      const item = docs.deref(docs.child(paths, path));
-      if (!isRecord(item.value)) continue;
+      const item = unlessRefused(() => docs.deref(docs.child(paths, path)), null);
+      if (item === null || !isRecord(item.value)) continue;
       for (const method of METHODS) {
         const operation = docs.child(item, method);
         if (isRecord(operation.value)) this.operation(operation, method, path);
@@ -408,7 +534,8 @@ class Linter {
     if (!keys.some((k) => isServerKey(k) || k === 'default')) missing.push('no 5xx response and no default');
     if (missing.length > 0) this.add('error-responses-declared', responses, `${name} declares ${missing.join(', and ')}`);
     for (const key of keys) {
-      if (isErrorKey(key)) this.response(docs.deref(docs.child(responses, key)), key, method === 'head');
+      // A response behind a refused $ref is not checked; one whose parts are is checked up to them.
+      if (isErrorKey(key)) unlessRefused(() => this.response(docs.deref(docs.child(responses, key)), key, method === 'head'), undefined);
     }
   }
 
@@ -448,7 +575,7 @@ class Linter {
     if ((status === '429' || status === '503') && headerKey === undefined) {
       this.add('retry-after-declared', response, `${label} declares no Retry-After header`);
     }
-    const retryAfter = headerKey === undefined ? undefined : headerExample(docs, docs.deref(docs.child(headers, headerKey)));
+    const retryAfter = headerKey === undefined ? undefined : unlessRefused(() => headerExample(docs, docs.deref(docs.child(headers, headerKey))), undefined);
 
     const content = docs.child(response, 'content');
     const media = isRecord(content.value) ? Object.keys(content.value) : [];
@@ -468,8 +595,8 @@ class Linter {
       if (schema.value === undefined) {
         this.add('error-body-contract', mediaType, `the ${type} body of ${label} has no schema; it should be the ${KIND_NAME[kind]}`);
       } else {
-        const is = contractOf(docs, schema, this.shapes);
-        if (is !== kind) {
+        const is = unlessRefused<Kind | null | undefined>(() => contractOf(docs, schema, this.shapes), undefined);
+        if (is !== undefined && is !== kind) {
           const why =
             is === null
               ? kind === 'envelope'
@@ -485,8 +612,8 @@ class Linter {
       const examples = docs.child(mediaType, 'examples');
       if (isRecord(examples.value)) {
         for (const name of Object.keys(examples.value)) {
-          const example = docs.deref(docs.child(examples, name));
-          if (isRecord(example.value) && Object.hasOwn(example.value, 'value')) {
+          const example = unlessRefused(() => docs.deref(docs.child(examples, name)), null);
+          if (example !== null && isRecord(example.value) && Object.hasOwn(example.value, 'value')) {
             this.example(docs.child(example, 'value'), kind, type, status, retryAfter);
           }
         }
@@ -572,7 +699,10 @@ function sortFindings(findings: readonly LintFinding[]): LintFinding[] {
  * `input` is a file path (YAML, or JSON when it ends in .json; a relative path is read from
  * `options.cwd`, default the current directory; its $refs resolve relative to the file, so
  * `./node_modules/@agent-index/errors/generated/openapi.json#/...` works) or an already-parsed
- * document object, which is not changed (its $refs resolve relative to `options.cwd`). Only the
+ * document object, which is not changed (its $refs resolve relative to `options.cwd`). The input
+ * may be untrusted: its $refs load only files in its own folder tree and this package's generated/
+ * folder, unless `allowRefsOutside` or `allowRemoteRefs` allow more; every other $ref is a
+ * ref-not-allowed finding, and what it names is neither read nor fetched. Only the
  * operations under `paths` are checked, and only what they reach; webhooks and callbacks are not.
  * Responses are error responses when their key is 4xx, 5xx, 4XX, 5XX or default; a HEAD
  * operation's error responses may have no body.
@@ -581,15 +711,15 @@ function sortFindings(findings: readonly LintFinding[]): LintFinding[] {
  * document passes. Each pointer names a place in the document as written (see LintFinding).
  *
  * @throws LintInputError (a usage error, never a finding) when the file cannot be read or parsed,
- *   the document is not OpenAPI 3.0.x or 3.1.x, or a $ref the lint follows cannot be resolved
- *   (a missing file, a pointer to nothing, a loop).
+ *   the document is not OpenAPI 3.0.x or 3.1.x, a $ref the lint may follow cannot be resolved
+ *   (a missing file, a pointer to nothing, a loop), or an allowRemoteRefs prefix is no URL.
  * @example (await lintOpenApi('openapi.yaml')).map((f) => `${f.pointer} ${f.rule}`)
  */
 export async function lintOpenApi(input: string | object, options: LintOpenApiOptions = {}): Promise<LintFinding[]> {
-  const docs = await load(input, options.cwd);
+  const { docs, refused } = await load(input, options);
   const linter = new Linter(docs, options.siteCodes);
   linter.run();
-  return sortFindings(linter.findings);
+  return sortFindings([...refused, ...linter.findings]);
 }
 
 /** Options of formatFindings(). */

@@ -1,10 +1,16 @@
 // The CLI in-process (every command, exit codes) and once as a child process from the built package.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, openSync } from 'node:fs';
+import { mkdir, mkdtemp, open, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../codegen/paths.js';
+import { MAX_BODY_BYTES } from '../../src/core/from-response.js';
 import { CODES } from '../../src/index.js';
-import { run } from '../../src/tools/cli.js';
+import { readBody, run } from '../../src/tools/cli.js';
+import { serve, type TestServer } from '../helpers/server.js';
+import { spyOnReads } from './read-spy.js';
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -92,5 +98,160 @@ describe('agent-errors as a child process', () => {
     expect(runChild('diff', fixture('diff/orders-before.json'), fixture('diff/orders-after.json')).status).toBe(1);
     expect(runChild('nope').status).toBe(2);
     expect(execFileSync(tsx, [cliPath, '--help'], { encoding: 'utf8' })).toContain('Usage: agent-errors');
+  }, 60_000);
+});
+
+describe('agent-errors on untrusted input', () => {
+  const MARKER = 'leaked_marker';
+  const LEAK_YAML = [
+    'components:',
+    '  responses:',
+    '    Leak:',
+    '      description: leak',
+    '      content:',
+    '        application/json:',
+    `          example: { error: { code: ${MARKER}, message: x, field: null, retry: no, retry_after: null } }`,
+    '',
+  ].join('\n');
+  const GENERATED_OPENAPI = join(ROOT, 'generated/openapi.json');
+  let dir = '';
+  let server: TestServer;
+  let spy: ReturnType<typeof spyOnReads> | undefined;
+
+  /** A spec whose 404 $refs `to`, with a 500 from the generated components. */
+  const specWith = (...refs: string[]): string =>
+    JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: Object.fromEntries(
+        refs.map((to, i) => [`/p${i}`, { get: { responses: { '404': { $ref: to }, '500': { $ref: `${GENERATED_OPENAPI}#/components/responses/InternalServerError` } } } }]),
+      ),
+    });
+
+  beforeAll(async () => {
+    dir = await realpath(await mkdtemp(join(tmpdir(), 'agent-errors-untrusted-')));
+    await mkdir(join(dir, 'spec'));
+    await writeFile(join(dir, 'outside.yaml'), LEAK_YAML);
+    server = await serve((_req, res) => void res.end(LEAK_YAML));
+    await writeFile(join(dir, 'spec', 'openapi.json'), specWith('../outside.yaml#/components/responses/Leak', `${server.url}/specs/leak.yaml#/components/responses/Leak`));
+  });
+  afterEach(() => {
+    spy?.restore();
+    spy = undefined;
+  });
+  afterAll(async () => {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lint: a $ref out of the spec folder or to a URL is a ref-not-allowed finding (exit 1); nothing is read or fetched', async () => {
+    spy = spyOnReads();
+    const { code, out } = await cli('lint', join(dir, 'spec', 'openapi.json'), '--json');
+    expect(code).toBe(1);
+    const findings = JSON.parse(out) as { rule: string; pointer: string; message: string }[];
+    expect(findings.map((f) => [f.rule, f.pointer])).toEqual([
+      ['ref-not-allowed', '/paths/~1p0/get/responses/404'],
+      ['ref-not-allowed', '/paths/~1p1/get/responses/404'],
+    ]);
+    expect(out).not.toContain(MARKER);
+    expect(server.calls()).toBe(0);
+    expect(spy.paths).not.toContain(join(dir, 'outside.yaml'));
+    const text = await cli('lint', join(dir, 'spec', 'openapi.json'));
+    expect(text.out).toContain('ref-not-allowed  the $ref "../outside.yaml#/components/responses/Leak" is outside the spec\'s folder');
+    expect(text.out).toContain(`the $ref "${server.url}/specs/leak.yaml#/components/responses/Leak" is a remote URL, and remote $refs are not allowed: nothing was fetched`);
+    expect(text.out).toContain('fix: Move the file into the spec\'s folder');
+  });
+
+  it('lint: --ref-root allows a folder or a URL prefix, --allow-refs-outside any file; then the files are read and linted', async () => {
+    const spec = join(dir, 'spec', 'openapi.json');
+    // The refusals, and the findings that show a file was read: its example names MARKER.
+    const rules = (out: string): string[] =>
+      (JSON.parse(out) as { rule: string; message: string }[]).flatMap((f) => (f.message.includes(MARKER) ? [`${f.rule} (marker)`] : f.rule === 'ref-not-allowed' ? [f.rule] : []));
+    expect(rules((await cli('lint', spec, '--json', '--ref-root', dir)).out)).toEqual(['example-code-known (marker)', 'ref-not-allowed']);
+    expect(rules((await cli('lint', spec, '--json', '--allow-refs-outside')).out)).toEqual(['example-code-known (marker)', 'ref-not-allowed']);
+    expect(server.calls()).toBe(0);
+    // --allow-remote-refs reaches public hosts only: the loopback server stays unasked.
+    expect((await cli('lint', spec, '--json', '--allow-remote-refs')).out).toContain('loopback, private or internal host');
+    expect(server.calls()).toBe(0);
+    const both = await cli('lint', spec, '--json', '--ref-root', `${server.url}/specs/`, '--ref-root', dir);
+    expect(rules(both.out)).toEqual(['example-code-known (marker)', 'example-code-known (marker)']);
+    expect(server.calls()).toBe(1);
+  });
+
+  it('lint: a --ref-root that is neither a folder nor an http(s) URL prefix is a usage error (exit 2)', async () => {
+    const refused = await cli('lint', join(dir, 'spec', 'openapi.json'), '--ref-root', 'ftp://example.com/');
+    expect(refused).toMatchObject({ code: 2, err: expect.stringContaining('a ref root is a folder or an http or https URL prefix') });
+  });
+
+  it('diff: follows no $ref to a file or a URL, so reads only the two documents it is given and fetches nothing', async () => {
+    const before = join(dir, 'spec', 'before.json');
+    const after = join(dir, 'spec', 'after.json');
+    await writeFile(before, specWith('../outside.yaml#/components/responses/Leak', `${server.url}/leak.yaml#/components/responses/Leak`));
+    await writeFile(after, specWith(`${server.url}/leak.yaml#/components/responses/Leak`));
+    spy = spyOnReads();
+    const calls = server.calls();
+    const { code, out } = await cli('diff', before, after, '--json');
+    expect(code).toBe(0);
+    expect(out).not.toContain(MARKER);
+    expect(server.calls()).toBe(calls);
+    expect(spy.paths.filter((p) => p.startsWith(dir))).toEqual([before, after]);
+  });
+
+  it('classify: reads at most MAX_BODY_BYTES of a 1 GiB body file, and says what its first line says', async () => {
+    // A sparse file: 1 GiB long, nearly nothing on disk. Read whole, it would not even fit in a string.
+    const big = join(dir, 'big.txt');
+    const handle = await open(big, 'w');
+    await handle.write('Down for maintenance\n');
+    await handle.truncate(2 ** 30);
+    await handle.close();
+    expect((await readBody(big)).byteLength).toBe(MAX_BODY_BYTES);
+    const before = process.memoryUsage().arrayBuffers;
+    const { code, out } = await cli('classify', '-s', '503', '-H', 'Retry-After: 120', '-b', big, '--json');
+    expect(code).toBe(0);
+    expect(JSON.parse(out).error).toMatchObject({ code: 'temporarily_unavailable', message: 'Down for maintenance', retry_after: 120 });
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it.skipIf(!existsSync('/dev/zero'))('classify: reads at most MAX_BODY_BYTES of an endless body file (/dev/zero)', async () => {
+    expect((await readBody('/dev/zero')).byteLength).toBe(MAX_BODY_BYTES);
+    expect((await cli('classify', '-s', '500', '-b', '/dev/zero')).code).toBe(0);
+  });
+
+  it('classify -b -: pulls standard input only until MAX_BODY_BYTES, then stops it', async () => {
+    let pulled = 0;
+    let stopped = false;
+    const chunk = new Uint8Array(64 * 1024).fill(0x61);
+    const endless: AsyncIterable<Uint8Array> = {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          pulled += 1;
+          return { value: chunk, done: false };
+        },
+        return: async () => {
+          stopped = true;
+          return { value: undefined, done: true };
+        },
+      }),
+    };
+    const body = await readBody('-', endless);
+    expect(body.byteLength).toBe(MAX_BODY_BYTES);
+    expect(pulled).toBe(MAX_BODY_BYTES / chunk.byteLength);
+    expect(stopped).toBe(true);
+    // A short input is read whole.
+    const short = await readBody('-', (async function* () {
+      yield new TextEncoder().encode('{"error":');
+      yield new TextEncoder().encode('"x"}');
+    })());
+    expect(new TextDecoder().decode(short)).toBe('{"error":"x"}');
+  });
+
+  it.skipIf(!existsSync('/dev/zero'))('classify -b - as a child process with an endless standard input ends, exit 0', async () => {
+    const tsx = join(ROOT, 'node_modules/.bin/tsx');
+    const child = spawn(tsx, [join(ROOT, 'src/tools/cli.ts'), 'classify', '-s', '503', '-b', '-', '--json'], { stdio: [openSync('/dev/zero', 'r'), 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => void (out += c.toString()));
+    const status = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(status).toBe(0);
+    expect(JSON.parse(out).error.code).toBe('temporarily_unavailable');
   }, 60_000);
 });

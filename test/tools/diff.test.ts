@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RETRY_WORDS } from '../../generated/catalog.js';
 import { BREAKING_RULES, NON_BREAKING_RULES, contractKind, diffCatalog, formatDiff, type Change, type DiffResult, type DiffRule, type DiffRuleInfo } from '../../src/tools/diff.js';
+import { serve } from '../helpers/server.js';
+import { spyOnReads } from './read-spy.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const readJson = (path: string): unknown => JSON.parse(readFileSync(fileURLToPath(new URL(path, ROOT)), 'utf8'));
@@ -365,6 +367,36 @@ describe('OpenAPI documents', () => {
     };
     const result = diffCatalog(document, { openapi: '3.1.0' });
     expect(result.breaking.map((c) => c.code).sort()).toEqual(['known', 'looped']);
+  });
+});
+
+describe('$refs to other files and URLs (issue 16, part 3)', () => {
+  it('follows only local #/ $refs: an http $ref reaches no server and a ../ $ref reads no file, whatever the $ref string', async () => {
+    const server = await serve((_req, res) => void res.end('{}'));
+    const spy = spyOnReads();
+    try {
+      const remote = `${server.url}/codes.json#/components/schemas/ErrorCode`;
+      const document = (ref: string, code: string) => ({
+        openapi: '3.1.0',
+        info: { title: 't', version: '1' },
+        paths: { '/a': { get: { responses: { '404': { $ref: ref }, '409': { description: 'c', content: { 'application/json': { schema: { $ref: ref }, example: { error: { code, retry: 'refetch' } } } } } } } } },
+        components: { schemas: { ErrorCode: { $ref: ref } } },
+      });
+      const result = diffCatalog(document(remote, 'stale'), document('../outside.yaml#/components/schemas/Code', 'fresh'));
+      expect(result.breaking.map((c) => [c.rule, c.code])).toEqual([['code-removed', 'stale']]);
+      fc.assert(
+        fc.property(fc.string(), fc.string(), (a, b) => {
+          diffCatalog(document(a, 'x'), document(b, 'x'));
+        }),
+        { numRuns: 200 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(server.calls()).toBe(0);
+      expect(spy.paths).toEqual([]);
+    } finally {
+      spy.restore();
+      await server.close();
+    }
   });
 });
 
