@@ -7,20 +7,28 @@ import { fromResponse } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { defaultStore, type Store } from './store.js';
 
+/**
+ * Every failure the agent side hands back, from createAgentClient and agentFetch alike (and, as
+ * agentErrorOf's answer, from createAgentFetch): the envelope's error and what to do about it. Each
+ * adds its own members beside these: the client the response, the fetcher the status.
+ */
+export interface AgentFailure {
+  readonly ok: false;
+  /** The envelope's error: code, message, field, retry word and delay (and every field at fault in `errors`). */
+  readonly error: EnvelopeError;
+  /** The catalog's advice for the code. */
+  readonly advice: string;
+  /** True when the answer came from the store, without calling the site. */
+  readonly remembered?: boolean;
+}
+
 /** What the client returns: the response, or an error with what to do about it. */
 export type AgentResult =
   | { readonly ok: true; readonly response: Response }
-  | {
-      readonly ok: false;
-      /** The envelope's error: code, message, field, retry word and delay. */
-      readonly error: EnvelopeError;
-      /** The catalog's advice for the code. */
-      readonly advice: string;
+  | (AgentFailure & {
       /** The site's response (its body unread), when the site answered. */
       readonly response?: Response;
-      /** True when the answer came from the store, without calling the site. */
-      readonly remembered?: boolean;
-    };
+    });
 
 /** Options of createAgentClient and createAgentFetch. */
 export interface AgentClientOptions {

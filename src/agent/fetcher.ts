@@ -2,7 +2,7 @@
 // when the site failed and an older copy is allowed, the copy comes back marked stale, with why.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError, RetryWord } from '../../generated/types.js';
-import { createAgentClient, fromStore, type AgentClientOptions } from './client.js';
+import { createAgentClient, fromStore, type AgentClientOptions, type AgentFailure } from './client.js';
 import { defaultStore, type CachedCopy } from './store.js';
 
 /** The Accept agentFetch sends when a request has none: Markdown and HTML before anything else, as agents that read pages send it. */
@@ -31,17 +31,9 @@ export interface FetchSuccess {
   readonly stale_because?: StaleBecause;
 }
 
-/** A failure, with what to do about it. */
-export interface FetchFailure {
-  readonly ok: false;
-  readonly code: string;
-  readonly message: string;
-  readonly field: string | null;
-  readonly retry: RetryWord;
-  readonly retry_after: number | null;
-  /** The catalog's advice for the code. */
-  readonly advice: string;
-  /** The site's status, or null when no response arrived (or the answer came from memory). */
+/** A failure, with what to do about it: the shape every agent-side failure has, and the site's status. */
+export interface FetchFailure extends AgentFailure {
+  /** The site's status, or null when no response arrived (or the answer came from memory: then `remembered` is true). */
   readonly status: number | null;
 }
 
@@ -83,9 +75,6 @@ export function staleAllowance(copy: CachedCopy, maxStaleSeconds: number): numbe
 
 const storable = (headers: Headers): boolean => !/(^|,)\s*no-store\s*(,|$)/i.test(headers.get('cache-control') ?? '');
 
-function failed(error: EnvelopeError, advice: string, status: number | null): FetchFailure {
-  return { ok: false, code: error.code, message: error.message, field: error.field, retry: error.retry, retry_after: error.retry_after, advice, status };
-}
 
 /**
  * Fetches a URL as an agent: failures come back as data with code, retry and advice, and when the
@@ -131,7 +120,7 @@ export async function agentFetch(url: string | URL, options: AgentFetchOptions =
     return { ok: true, status: response.status, headers: response.headers, body, url: response.url || request.url, stale: false };
   }
 
-  const { error, advice } = result;
+  const { error, advice, remembered } = result;
   const status = result.response?.status ?? null;
   const word: RetryWordEntry = RETRY_WORDS[error.retry];
   // The site failed, rather than answered: a 5xx, no response, or a wait longer than the client takes.
@@ -153,5 +142,5 @@ export async function agentFetch(url: string | URL, options: AgentFetchOptions =
       };
     }
   }
-  return failed(error, advice, status);
+  return { ok: false, error, advice, status, ...(remembered ? { remembered } : {}) };
 }

@@ -37,11 +37,20 @@ describe('agentFetch', () => {
     if (page.ok) expect(page.headers.get('x-a')).toBe('1');
   });
 
-  it('returns code, retry and advice with every failure', async () => {
+  it("returns every failure in the client's shape, { ok: false, error, advice }, with the site's status beside it", async () => {
     const { server } = await switchable({ status: 404 });
     expect(await agentFetch(server.url, setup().options)).toEqual({
-      ok: false, code: 'not_found', message: 'Not Found', field: null, retry: CODES.not_found.retry, retry_after: null, advice: CODES.not_found.advice, status: 404,
+      ok: false, error: { code: 'not_found', message: 'Not Found', field: null, retry: CODES.not_found.retry, retry_after: null }, advice: CODES.not_found.advice, status: 404,
     });
+  });
+
+  it('says when its answer came from the store a client shares with it: remembered, with no status', async () => {
+    const { server } = await switchable({ status: 429, headers: { 'retry-after': '600' } });
+    const { options } = setup();
+    const first = await agentFetch(server.url, options);
+    expect(first).toMatchObject({ ok: false, status: 429, error: { code: 'rate_limited', retry_after: 600 } });
+    expect(first).not.toHaveProperty('remembered');
+    expect(await agentFetch(server.url, options)).toMatchObject({ ok: false, status: null, remembered: true, error: { code: 'rate_limited' } });
   });
 
   it('serves the older copy when the site then fails with a 503, and says why', async () => {
@@ -98,7 +107,7 @@ describe('agentFetch', () => {
       const { options } = setup();
       await agentFetch(server.url, options);
       set({ status: 500 });
-      expect(await agentFetch(server.url, options)).toMatchObject({ ok: false, code: 'internal' });
+      expect(await agentFetch(server.url, options)).toMatchObject({ ok: false, error: { code: 'internal' } });
     }
   });
 
@@ -110,7 +119,7 @@ describe('agentFetch', () => {
     // The client retries the 502 once after a second, on the same clock.
     clock.advance(659_000);
     expect(await agentFetch(server.url, { ...options, maxStaleSeconds: 0 })).toMatchObject({ stale: true, age_seconds: 660 });
-    expect(await agentFetch(server.url, { ...options, maxStaleSeconds: 0 })).toMatchObject({ ok: false, code: 'internal' });
+    expect(await agentFetch(server.url, { ...options, maxStaleSeconds: 0 })).toMatchObject({ ok: false, error: { code: 'internal' } });
     expect(await agentFetch(server.url, { ...options, maxStaleSeconds: 3600 })).toMatchObject({ stale: true, age_seconds: 662 });
   });
 

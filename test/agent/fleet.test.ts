@@ -165,7 +165,7 @@ describe('a fleet of worker processes on one Redis', () => {
     expect(page).toMatchObject({ ok: true, stale: true, status: 200, body: '<title>Item 42</title>', stale_because: { code: READERS.signals.network_failure } });
     expect(page.age_seconds).toBeGreaterThanOrEqual(0);
     // The same worker without the shared store has no copy to give.
-    expect(await reader.send({ op: 'fetch', url, store: 'memory' })).toMatchObject({ ok: false, code: READERS.signals.network_failure });
+    expect(await reader.send({ op: 'fetch', url, store: 'memory' })).toMatchObject({ ok: false, error: { code: READERS.signals.network_failure } });
   });
 });
 
@@ -209,7 +209,7 @@ describe('a fleet whose Redis stops mid-run', () => {
     expect(limited.calls()).toBe(1);
     expect(await a.send({ op: 'fetch', url: page.url, store: 'redis' })).toMatchObject({ ok: true, stale: true, body: 'v1' });
     // B never held the copy, and Redis cannot lend it: a plain failure, not a crash.
-    expect(await b.send({ op: 'fetch', url: page.url, store: 'redis' })).toMatchObject({ ok: false, code: READERS.signals.network_failure });
+    expect(await b.send({ op: 'fetch', url: page.url, store: 'redis' })).toMatchObject({ ok: false, error: { code: READERS.signals.network_failure } });
     // New knowledge stays local: A remembers the new site's wait, B has to learn it itself.
     expect(await a.send({ op: 'client', url: later.url, store: 'redis' })).toMatchObject({ ok: false, remembered: false });
     expect(await a.send({ op: 'client', url: later.url, store: 'redis' })).toMatchObject({ ok: false, remembered: true });
