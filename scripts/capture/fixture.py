@@ -17,6 +17,11 @@ DATE = '2026-12-01'
 DROP = {'date', 'connection', 'keep-alive'}
 
 
+def without(d, *keys):
+    """A request body with the named keys left out: the missing-field cases."""
+    return {k: v for k, v in d.items() if k not in keys}
+
+
 def request(method, url, headers=None, body=None, drop=()):
     """Send one request; return (status, headers with lower-case names minus DROP and `drop`, parsed JSON body)."""
     parts = urlsplit(url)

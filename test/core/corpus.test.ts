@@ -1,25 +1,11 @@
 // The public corpus of real-world error responses (test/fixtures/responses/, see its README):
 // each is read by fromResponse and must give the code, retry word, field and delay it documents.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../../codegen/paths.js';
 import { RETRY_WORDS, validateEnvelope } from '../../src/index.js';
 import { fromResponse } from '../../src/core/from-response.js';
+import { readCorpus } from '../helpers/corpus.js';
 
-interface Fixture {
-  name: string;
-  source: string;
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-  expect: { code: string; retry: string; field: string | null; retry_after: number | null; message?: string; message_excludes?: string[]; fields?: string[] };
-}
-
-const DIR = join(ROOT, 'test/fixtures/responses');
-const fixtures = readdirSync(DIR)
-  .filter((f) => f.endsWith('.json'))
-  .map((file) => [file, JSON.parse(readFileSync(join(DIR, file), 'utf8')) as Fixture] as const);
+const fixtures = readCorpus();
 
 describe('the response corpus', () => {
   it('holds at least 40 responses, each saying where its behaviour is documented', () => {

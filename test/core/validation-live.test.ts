@@ -6,24 +6,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../codegen/paths.js';
 import { fromResponse } from '../../src/core/from-response.js';
+import { CORPUS, type Fixture as CorpusFixture } from '../helpers/corpus.js';
 import { APPS, CASES, send, type Answer, type AppKey, type Running, type ValidationCase, type ValidationExpect } from '../helpers/validation-apps.js';
 
-interface Fixture {
-  name: string;
-  source: string;
-  status: number;
-  headers: Record<string, string>;
-  body: unknown;
-  expect: ValidationExpect;
-}
-
-const DIR = join(ROOT, 'test/fixtures/responses');
+/** A corpus fixture this test's cases wrote, with the expectations of a validation case. */
+type Fixture = Omit<CorpusFixture, 'expect'> & { expect: ValidationExpect };
 
 /** The fixture of a case, which the capture script must have written. */
 function fixtureOf(c: ValidationCase): Fixture {
-  const path = join(DIR, c.fixture);
+  const path = join(CORPUS, c.fixture);
   if (!existsSync(path)) throw new Error(`${c.fixture} is missing: run npx tsx scripts/capture-validation.ts`);
   return JSON.parse(readFileSync(path, 'utf8')) as Fixture;
 }

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
-from fixture import DATE, check, request, write  # noqa: E402
+from fixture import DATE, check, request, without, write  # noqa: E402
 
 BASE = os.environ.get('DRF_URL', 'http://127.0.0.1:8303')
 VER = subprocess.run(['/usr/bin/python3', '-c', 'import django, rest_framework, sys; '
@@ -25,10 +25,6 @@ SOURCE = (f'Captured over real HTTP on {DATE}: Django REST framework {VER[0]} (D
 
 OK = {'name': 'Ada', 'email': 'ada@example.com', 'address': {'city': 'London'}, 'items': [{'sku': 'A1'}],
       'check_in': '2026-12-01', 'check_out': '2026-12-03'}
-
-
-def without(d, *keys):
-    return {k: v for k, v in d.items() if k not in keys}
 
 
 CASES = [

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
-from fixture import DATE, check, request, write  # noqa: E402
+from fixture import DATE, check, request, without, write  # noqa: E402
 
 BASE = os.environ.get('FASTAPI_URL', 'http://127.0.0.1:8304')
 VER = subprocess.run(['/usr/bin/python3', '-c', 'import fastapi, pydantic, starlette, uvicorn; '
@@ -22,10 +22,6 @@ BODY = COMMON + '. POST /orders with a pydantic model Order(name: str, email: st
 QUERY = COMMON + '. GET /items with a query parameter limit: int = 10'
 
 OK = {'name': 'Ada', 'email': 'ada@example.com', 'qty': 1, 'address': {'city': 'London'}, 'items': [{'sku': 'A1'}]}
-
-
-def without(d, *keys):
-    return {k: v for k, v in d.items() if k not in keys}
 
 
 CASES = [

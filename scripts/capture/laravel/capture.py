@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
-from fixture import DATE, check, request, write  # noqa: E402
+from fixture import DATE, check, request, without, write  # noqa: E402
 
 BASE = os.environ.get('LARAVEL_URL', 'http://127.0.0.1:8301')
 
@@ -26,10 +26,6 @@ SOURCE = (f'Captured over real HTTP on {DATE}: Laravel {DEB.split("+")[0]} (Debi
           '(the dev server\'s echoed Host header dropped)')
 
 OK = {'name': 'Ada', 'email': 'ada@example.com', 'address': {'city': 'London'}, 'items': [{'sku': 'A1'}]}
-
-
-def without(d, *keys):
-    return {k: v for k, v in d.items() if k not in keys}
 
 
 CASES = [

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), '..'))
-from fixture import DATE, check, request, write  # noqa: E402
+from fixture import DATE, check, request, without, write  # noqa: E402
 
 BASE = os.environ.get('RAILS_URL', 'http://127.0.0.1:8302')
 RAILS = subprocess.run(['ruby', '-e', 'require "rails"; print Rails.version'], capture_output=True, text=True).stdout
@@ -23,10 +23,6 @@ WRAPPED = COMMON + ('POST /api/articles: render json: { errors: @article.errors 
                     'https://guides.rubyonrails.org/v6.1/active_record_validations.html#working-with-validation-errors')
 
 OK = {'title': 'Hello', 'email': 'ada@example.com', 'price': '9.99'}
-
-
-def without(d, *keys):
-    return {k: v for k, v in d.items() if k not in keys}
 
 
 CASES = [
