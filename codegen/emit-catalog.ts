@@ -2,7 +2,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Catalog } from './catalog-model.js';
 import { allExamples } from './examples.js';
-import { scriptHeader } from './header.js';
+import { headerSentence, scriptHeader, type HeaderSentence } from './header.js';
 
 const data = (value: unknown): string => JSON.stringify(value, null, 2);
 
@@ -28,11 +28,11 @@ function equivalents(codes: Catalog['codes']): Record<string, unknown> {
 }
 
 /** The text of generated/catalog.ts; `codePattern` is the Code pattern of schema/common.schema.json. */
-export function emitCatalog(catalog: Catalog, codePattern: string): string {
+export function emitCatalog(catalog: Catalog, codePattern: string, header: HeaderSentence = headerSentence): string {
   // As a JavaScript literal, its groups made non-capturing: the same language, matched without captures.
   const pattern = new RegExp(codePattern.replace(/\((?!\?)/g, '(?:')).toString();
   return [
-    scriptHeader('schema/catalog.json'),
+    scriptHeader('schema/catalog.json', header),
     "import type { Code, CodeRetry, RetryWord, NextStep } from './types.js';",
     '',
     '/** How a retry word is rendered, what an error carrying it must include, and what an agent does. */',

@@ -3,7 +3,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Catalog } from './catalog-model.js';
 import { codeExamples } from './examples.js';
-import { headerSentence, markupHeader, scriptHeader } from './header.js';
+import { headerSentence, markupHeader, scriptHeader, type HeaderSentence } from './header.js';
 
 /**
  * Text as one Markdown table cell: on one line, and with every character that could start markup
@@ -42,9 +42,9 @@ function statusTable(catalog: Catalog): string {
 }
 
 /** The text of generated/ERRORS.md. */
-export function emitErrorsMd(catalog: Catalog): string {
+export function emitErrorsMd(catalog: Catalog, header: HeaderSentence = headerSentence): string {
   return [
-    markupHeader('schema/catalog.json'),
+    markupHeader('schema/catalog.json', header),
     '# Error codes',
     '',
     'Every error carries a stable `code`, the `field` at fault when there is one, and a `retry` word an agent can switch on.',
@@ -91,7 +91,7 @@ const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The text of generated/problems/<code>.html: what the code means and what an agent does about it. */
-export function emitProblemPage(catalog: Catalog, code: string): string {
+export function emitProblemPage(catalog: Catalog, code: string, header: HeaderSentence = headerSentence): string {
   const e = catalog.codes[code]!;
   const word = catalog.retry_words[e.retry]!;
   const example = codeExamples(catalog, code);
@@ -104,7 +104,7 @@ export function emitProblemPage(catalog: Catalog, code: string): string {
     ['Family', escapeHtml(e.draft ? `${e.family} (draft)` : e.family)],
   ];
   return `<!doctype html>
-<!-- ${escapeHtml(headerSentence('schema/catalog.json'))} -->
+<!-- ${escapeHtml(header('schema/catalog.json'))} -->
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -131,10 +131,10 @@ ${json(example.problem)}</pre>
 }
 
 /** The text of generated/problem-pages.ts: the same pages as a module, so a site can serve them without a file system. */
-export function emitProblemPagesModule(catalog: Catalog): string {
-  const pages = Object.fromEntries(Object.keys(catalog.codes).map((code) => [code, emitProblemPage(catalog, code)]));
+export function emitProblemPagesModule(catalog: Catalog, header: HeaderSentence = headerSentence): string {
+  const pages = Object.fromEntries(Object.keys(catalog.codes).map((code) => [code, emitProblemPage(catalog, code, header)]));
   return [
-    scriptHeader('schema/catalog.json'),
+    scriptHeader('schema/catalog.json', header),
     '/** The documentation page of each code, the HTML its problem type URI dereferences to. */',
     `export const PROBLEM_PAGES: Readonly<Record<string, string>> = ${JSON.stringify(pages, null, 2)};`,
     '',

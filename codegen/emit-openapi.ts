@@ -6,7 +6,7 @@ import type { OpenAPIV3, OpenAPIV3_1 } from 'openapi-types';
 import type { Catalog } from './catalog-model.js';
 import { hoistedSchemas, type Schema } from './body-schemas.js';
 import { allExamples } from './examples.js';
-import { headerSentence } from './header.js';
+import { headerSentence, type HeaderSentence } from './header.js';
 
 const PREFIX = '#/components/schemas/';
 const SOURCE = 'schema/catalog.json and schema/*.schema.json';
@@ -37,7 +37,7 @@ function retryAfterHeader(required: boolean): OpenAPIV3_1.HeaderObject {
 }
 
 /** The 3.1 document. */
-export async function openApi31(catalog: Catalog, version: string): Promise<OpenAPIV3_1.Document> {
+export async function openApi31(catalog: Catalog, version: string, header: HeaderSentence = headerSentence): Promise<OpenAPIV3_1.Document> {
   const schemas = (await hoistedSchemas(PREFIX)) as Record<string, OpenAPIV3_1.SchemaObject>;
   schemas.KnownCode = {
     title: 'KnownCode',
@@ -73,7 +73,7 @@ export async function openApi31(catalog: Catalog, version: string): Promise<Open
       version,
       description: 'Error bodies an autonomous agent can act on. Reference the components from your own spec; this document declares no paths.',
     },
-    'x-generated': headerSentence(SOURCE),
+    'x-generated': header(SOURCE),
     paths: {},
     components: {
       schemas,

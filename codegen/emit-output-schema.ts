@@ -3,7 +3,7 @@
 // no $schema or $id), so any client reads it alike: the MCP SDK's client compiles it with ajv's
 // draft-07 default, other clients with 2020-12, and the keywords left mean the same in both.
 import { hoistedSchemas, type Schema } from './body-schemas.js';
-import { scriptHeader } from './header.js';
+import { headerSentence, scriptHeader, type HeaderSentence } from './header.js';
 
 const PREFIX = '#/$defs/';
 /** Members a reference's own siblings may set over its target's: words for readers, not rules. */
@@ -51,9 +51,9 @@ export async function envelopeOutputSchema(): Promise<Schema> {
 }
 
 /** The text of generated/envelope-output-schema.ts. */
-export async function emitOutputSchemaModule(): Promise<string> {
+export async function emitOutputSchemaModule(header: HeaderSentence = headerSentence): Promise<string> {
   return [
-    scriptHeader('schema/envelope.schema.json and schema/common.schema.json'),
+    scriptHeader('schema/envelope.schema.json and schema/common.schema.json', header),
     '/** A JSON Schema of an object: the form an MCP tool\'s inputSchema and outputSchema take. */',
     'export interface ObjectJsonSchema {',
     "  readonly type: 'object';",

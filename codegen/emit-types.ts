@@ -3,7 +3,7 @@
 import { compile } from 'json-schema-to-typescript';
 import type { Catalog } from './catalog-model.js';
 import { hoistedSchemas, type Schema } from './body-schemas.js';
-import { scriptHeader } from './header.js';
+import { headerSentence, scriptHeader, type HeaderSentence } from './header.js';
 
 const OPTIONS = {
   bannerComment: '',
@@ -62,7 +62,7 @@ function requirementType(requires: string[]): string {
 }
 
 /** The text of generated/types.ts. */
-export async function emitTypes(catalog: Catalog): Promise<string> {
+export async function emitTypes(catalog: Catalog, header: HeaderSentence = headerSentence): Promise<string> {
   const defs = forTypes(await hoistedSchemas('#/$defs/'));
   // Any code is a catalog code or a site's own; keep the catalog's literals visible to editors.
   defs.Code = { ...defs.Code, title: 'AnyCode', tsType: 'Code | (string & {})' };
@@ -73,7 +73,7 @@ export async function emitTypes(catalog: Catalog): Promise<string> {
   const perCode = codes.map((code) => `  ${code}: ${requirementType(catalog.retry_words[catalog.codes[code]!.retry]!.requires)};`);
   const retryOf = codes.map((code) => `  ${code}: ${JSON.stringify(catalog.codes[code]!.retry)};`);
   return [
-    scriptHeader('schema/catalog.json and schema/*.schema.json'),
+    scriptHeader('schema/catalog.json and schema/*.schema.json', header),
     '/** A code of the catalog. */',
     `export type Code = ${union(codes)};`,
     '',

@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import standalone from 'ajv/dist/standalone/index.js';
 import type { Catalog, Requirement } from './catalog-model.js';
 import { hoistedSchemas, type Schema } from './body-schemas.js';
-import { scriptHeader } from './header.js';
+import { headerSentence, scriptHeader, type HeaderSentence } from './header.js';
 
 const standaloneCode = standalone.default;
 const ID = 'agent-errors';
@@ -108,7 +108,7 @@ export function newAjv(): Ajv2020 {
 }
 
 /** The text of generated/validators.js. */
-export async function emitValidators(catalog: Catalog): Promise<string> {
+export async function emitValidators(catalog: Catalog, header: HeaderSentence = headerSentence): Promise<string> {
   const ajv = newAjv();
   ajv.addSchema(await validatorSchema(catalog));
   const refs = Object.fromEntries(Object.entries(VALIDATOR_EXPORTS).map(([name, def]) => [name, `${ID}#/$defs/${def}`]));
@@ -125,7 +125,7 @@ export async function emitValidators(catalog: Catalog): Promise<string> {
     });
   const names = exported.map(([name]) => name).join(', ');
   return [
-    scriptHeader('schema/*.schema.json and schema/catalog.json'),
+    scriptHeader('schema/*.schema.json and schema/catalog.json', header),
     `export const { ${names} } = (() => {`,
     body,
     `return { ${exported.map(([name, fn]) => `${name}: ${fn}`).join(', ')} };`,
@@ -135,9 +135,9 @@ export async function emitValidators(catalog: Catalog): Promise<string> {
 }
 
 /** The text of generated/validators.d.ts. */
-export function emitValidatorTypes(): string {
+export function emitValidatorTypes(header: HeaderSentence = headerSentence): string {
   return [
-    scriptHeader('schema/*.schema.json and schema/catalog.json'),
+    scriptHeader('schema/*.schema.json and schema/catalog.json', header),
     "import type { Envelope, Problem } from './types.js';",
     '',
     '/** One reason a value was refused, as ajv reports it. */',

@@ -6,6 +6,7 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { CatalogError, type Catalog, type CatalogProblem, type CodeEntry } from './catalog-model.js';
 import { duplicateKeys, exampleProblems, loadCatalog, pointerSegment } from './load-catalog.js';
+import { extendedHeaderSentence } from './header.js';
 import { SCHEMA_DIR } from './paths.js';
 import { renderGenerated } from './render.js';
 
@@ -79,7 +80,10 @@ export async function extendCatalog(text: string, file: string): Promise<Catalog
   return merged;
 }
 
-/** Every artifact for the catalog plus the extension in `file`, keyed by path. */
-export async function renderExtended(file: string): Promise<Map<string, string>> {
-  return renderGenerated(await extendCatalog(await readFile(file, 'utf8'), file), { rules: false });
+/**
+ * Every artifact for the catalog plus the extension in `file`, keyed by path, for the folder `out`.
+ * Both are as given on the command line: the headers name the command that writes the files again.
+ */
+export async function renderExtended(file: string, out: string): Promise<Map<string, string>> {
+  return renderGenerated(await extendCatalog(await readFile(file, 'utf8'), file), { rules: false, header: extendedHeaderSentence(file, out) });
 }

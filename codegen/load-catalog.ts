@@ -7,6 +7,7 @@ import { visit } from 'jsonc-parser';
 import { CATALOG_FILE, ROOT, SCHEMA_DIR } from './paths.js';
 import { CatalogError, type Catalog, type CatalogProblem, type CodeEntry } from './catalog-model.js';
 import { loadBodySchemas } from './body-schemas.js';
+import { withArticle } from './english.js';
 
 /** Escapes one JSON pointer segment (RFC 6901). */
 export function pointerSegment(key: string): string {
@@ -63,10 +64,10 @@ export function exampleProblems(codes: Record<string, Pick<CodeEntry, 'retry' | 
     if (!word) continue; // the meta-schema has already named an unknown word
     const at = `/codes/${pointerSegment(code)}/example`;
     if (word.requires.includes('field') && entry.example.field === undefined) {
-      problems.push({ pointer: at, reason: `the example of a ${entry.retry} code needs a field` });
+      problems.push({ pointer: at, reason: `the example of ${withArticle(entry.retry)} code needs a field` });
     }
     if (word.requires.includes('retry_after') && entry.example.retry_after === undefined) {
-      problems.push({ pointer: at, reason: `the example of a ${entry.retry} code needs a retry_after` });
+      problems.push({ pointer: at, reason: `the example of ${withArticle(entry.retry)} code needs a retry_after` });
     }
   }
   return problems;

@@ -12,6 +12,7 @@ import { emitLintMd, emitLintRules, lintRuleTable, loadLintRules } from './lint-
 import { openApi30, openApi31 } from './emit-openapi.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, emitValidatorTypes } from './emit-validators.js';
+import { headerSentence, type HeaderSentence } from './header.js';
 import { ROOT } from './paths.js';
 import { ruleFile } from './rules.js';
 import { emitViolationRules, loadViolationRules, VIOLATION_RULES_SOURCE, violationRuleTable } from './violation-rules.js';
@@ -21,24 +22,29 @@ const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 /** The page that holds the rule tables, from the root. */
 export const TOOLING_PAGE = 'docs/tooling.md';
 
-/** Every file under generated/, keyed by its path relative to generated/. A site's extended catalog gets all but the rule tables, which are the package's own. */
-export async function renderGenerated(catalog: Catalog, options: { rules?: boolean } = {}): Promise<Map<string, string>> {
+/**
+ * Every file under generated/, keyed by its path relative to generated/. A site's extended catalog gets
+ * all but the rule tables, which are the package's own, and a `header` that names the command that
+ * writes them again in the site's project.
+ */
+export async function renderGenerated(catalog: Catalog, options: { rules?: boolean; header?: HeaderSentence } = {}): Promise<Map<string, string>> {
+  const header = options.header ?? headerSentence;
   const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  const doc31 = await openApi31(catalog, version);
+  const doc31 = await openApi31(catalog, version, header);
   const { common } = await loadBodySchemas();
   const codePattern = (common.$defs.Code as { pattern: string }).pattern;
   const files = new Map<string, string>([
-    ['types.ts', await emitTypes(catalog)],
-    ['catalog.ts', emitCatalog(catalog, codePattern)],
-    ['validators.js', await emitValidators(catalog)],
-    ['validators.d.ts', emitValidatorTypes()],
+    ['types.ts', await emitTypes(catalog, header)],
+    ['catalog.ts', emitCatalog(catalog, codePattern, header)],
+    ['validators.js', await emitValidators(catalog, header)],
+    ['validators.d.ts', emitValidatorTypes(header)],
     ['openapi.json', json(doc31)],
     ['openapi-3.0.json', json(openApi30(doc31))],
-    ['ERRORS.md', emitErrorsMd(catalog)],
-    ['envelope-output-schema.ts', await emitOutputSchemaModule()],
+    ['ERRORS.md', emitErrorsMd(catalog, header)],
+    ['envelope-output-schema.ts', await emitOutputSchemaModule(header)],
   ]);
-  for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code));
-  files.set('problem-pages.ts', emitProblemPagesModule(catalog));
+  for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code, header));
+  files.set('problem-pages.ts', emitProblemPagesModule(catalog, header));
   if (options.rules !== false) {
     const lint = await loadLintRules();
     files.set('lint-rules.ts', emitLintRules(lint));

@@ -16,16 +16,26 @@ async function listFiles(dir: string): Promise<string[]> {
 
 const readOrNull = (path: string): Promise<string | null> => readFile(path, 'utf8').catch(() => null);
 
-/** What differs between generated/ (and the pages with generated tables, keyed by their path from the root) on disk and what codegen would write. */
-export async function staleFiles(files: Map<string, string>, pages: Map<string, string>): Promise<string[]> {
+/**
+ * What differs between a folder of generated files on disk and what codegen would write there, and
+ * between the pages with generated tables (keyed by their path from the root) and theirs. The folder
+ * is generated/ unless `target` names another, such as the --out of `agent-errors codegen --extend`;
+ * `target.shown` is how the list names it.
+ */
+export async function staleFiles(
+  files: Map<string, string>,
+  pages: Map<string, string>,
+  target = { dir: GENERATED_DIR, shown: 'generated' },
+): Promise<string[]> {
   const stale: string[] = [];
+  const shown = (path: string): string => `${target.shown.replace(/[\\/]+$/, '')}/${path}`;
   for (const [path, text] of files) {
-    const onDisk = await readOrNull(join(GENERATED_DIR, path));
-    if (onDisk === null) stale.push(`generated/${path} is missing`);
-    else if (onDisk !== text) stale.push(`generated/${path} is stale`);
+    const onDisk = await readOrNull(join(target.dir, path));
+    if (onDisk === null) stale.push(`${shown(path)} is missing`);
+    else if (onDisk !== text) stale.push(`${shown(path)} is stale`);
   }
-  for (const path of await listFiles(GENERATED_DIR)) {
-    if (!files.has(path)) stale.push(`generated/${path} is orphaned: codegen no longer writes it`);
+  for (const path of await listFiles(target.dir)) {
+    if (!files.has(path)) stale.push(`${shown(path)} is orphaned: codegen no longer writes it`);
   }
   for (const [path, text] of pages) {
     if ((await readOrNull(join(ROOT, path))) !== text) stale.push(`${path} has a stale generated table`);

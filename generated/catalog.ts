@@ -470,6 +470,29 @@ export const READERS = {
     "NotEmpty": "missing_field",
     "default": "invalid_input"
   },
+  "upstream_caller_field": {
+    "invalid_input": "invalid_input",
+    "missing_field": "missing_field",
+    "currency_unsupported": "invalid_input",
+    "offer_rejected": "invalid_input",
+    "not_found": "not_found",
+    "out_of_stock": "out_of_stock"
+  },
+  "upstream_caller_payment": {
+    "payment_declined": "payment_declined",
+    "insufficient_funds": "insufficient_funds",
+    "spending_limit_exceeded": "spending_limit_exceeded"
+  },
+  "upstream_site": {
+    "fix_input": "internal",
+    "no": "internal",
+    "refetch": "internal",
+    "get_grant": "internal",
+    "pay": "internal",
+    "ask_human": "internal",
+    "after_delay": "temporarily_unavailable",
+    "once": "temporarily_unavailable"
+  },
   "validation_phrase": {
     "required property": "missing_field",
     "is required": "missing_field",

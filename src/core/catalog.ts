@@ -16,7 +16,9 @@ export interface CodeInfo<C extends string = string> {
   readonly advice: string;
   /** What an agent does for the code's retry word. */
   readonly retry_advice: string;
-  readonly family: CodeEntry['family'];
+  /** The code's family; null for a code the catalog does not list, whose family it cannot know. */
+  readonly family: C extends Code ? CodeEntry['family'] : CodeEntry['family'] | null;
+  /** True for a catalog code that may still change; false for a stable code and for one the catalog does not list. */
   readonly draft: boolean;
 }
 
@@ -36,9 +38,11 @@ export function isKnownCode(code: unknown): code is Code {
 }
 
 /**
- * What the catalog says about `code`. A code it does not list is a site's own: it keeps its name and
- * gets the status and retry word of the catalog's unknown-code rule (seed 000: "treated as internal").
+ * What the catalog says about `code`. A code it does not list (a site's own, or a typo) says so:
+ * `known: false` and `family: null`. It keeps its name as its title, and gets the status, retry word
+ * and advice of the catalog's unknown-code rule, which is how an agent treats a code it does not know.
  * @example lookup('rate_limited').retry // 'after_delay'
+ * @example lookup('coupon_expired').family // null
  */
 export function lookup<C extends Code>(code: C): CodeInfo<C>;
 export function lookup(code: string): CodeInfo;
@@ -55,8 +59,8 @@ export function lookup(code: string): CodeInfo {
     title: known ? entry.title : code,
     advice: known ? entry.advice : word.advice,
     retry_advice: word.advice,
-    family: entry.family,
-    draft: entry.draft ?? false,
+    family: known ? entry.family : null,
+    draft: known ? (entry.draft ?? false) : false,
   };
 }
 

@@ -1,26 +1,123 @@
 #!/usr/bin/env node
-// agent-errors: the command line of @agent-index/errors. Exit codes: 0 clean, 1 findings, 2 usage.
-import { realpathSync } from 'node:fs';
+// agent-errors: the command line of @agent-index/errors. Every command exits by the one rule of EXIT.
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { styleText } from 'node:util';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { CODES, RETRY_WORDS } from '../../generated/catalog.js';
+import { CODES, RETRY_WORDS, type CodeEntry } from '../../generated/catalog.js';
+import type { NextStep, RetryWord } from '../../generated/types.js';
 import { explainResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 
 type Write = (text: string) => void;
 
-/** The code table as aligned text columns. */
-export function codeTableText(): string {
-  const rows = Object.entries(CODES).map(([code, e]) => [
+/** Standard input as a command reads it: its chunks, and whether it is a terminal (then nothing was piped). */
+export type Input = AsyncIterable<Uint8Array> & { readonly isTTY?: boolean };
+
+/**
+ * The exit codes, the same for every command. A command reports findings with `findingsExit`, and input
+ * it cannot use with a UsageError; `run` turns those, commander's usage errors and unreadable files into
+ * these codes, so no command chooses a number of its own.
+ */
+export const EXIT = { clean: 0, findings: 1, usage: 2 } as const;
+
+/** The rule as the program's help states it, and docs/tooling.md word for word. */
+export const EXIT_CODES_HELP = [
+  'Exit codes, the same for every command:',
+  '  0  clean: the command did its work and found nothing wrong',
+  '  1  findings: lint findings, a breaking change (diff), an --out folder that',
+  '     codegen --check finds out of date',
+  '  2  usage or input: an unknown command or option, a file that cannot be read,',
+  '     an invalid spec or --extend file, JSON or YAML that does not parse',
+].join('\n');
+
+/** The exit code of a command that found `count` things to report. */
+const findingsExit = (count: number): number => (count > 0 ? EXIT.findings : EXIT.clean);
+
+/** Input or setup a command cannot use (a document of the wrong kind, an invalid catalog, a missing peer): exit 2 with the message. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** An error from the operating system, such as a file that does not exist or cannot be read or written. */
+const isSystemError = (error: unknown): error is NodeJS.ErrnoException =>
+  error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+
+/**
+ * A system error as a sentence, "cannot open nope.json: no such file or directory", not Node's "ENOENT:
+ * no such file or directory, open 'nope.json'"; `path` names the file when the error names none (a read
+ * from an open file).
+ */
+function systemErrorText(error: NodeJS.ErrnoException, path = error.path): string {
+  const reason = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+(?: '.*')?$/s, '');
+  return path === undefined ? `cannot ${error.syscall}: ${reason}` : `cannot ${error.syscall} ${path}: ${reason}`;
+}
+
+const PACKAGE_NAME = '@agent-index/errors';
+
+/**
+ * The version in this package's own package.json, read when the CLI runs: the nearest package.json above
+ * `from` named @agent-index/errors, which is two folders up from src/tools/ in the source tree and three
+ * from dist/src/tools/ in an installed package.
+ */
+export function packageVersion(from: string = dirname(fileURLToPath(import.meta.url))): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      const { name, version } = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+      if (name === PACKAGE_NAME && typeof version === 'string') return version;
+    }
+    if (dirname(dir) === dir) return 'unknown';
+  }
+}
+
+/** The columns of `codes`, in order: each one's header in the table and its member in the JSON. */
+const CODE_COLUMNS = [
+  ['code', 'code'],
+  ['status', 'status'],
+  ['retry', 'retry'],
+  ['next_step', 'next_step'],
+  ['agent should', 'advice'],
+] as const;
+
+/** One code as `codes` shows it: its catalog entry and its retry word's next step. */
+export interface CodeRow {
+  readonly code: string;
+  readonly status: number;
+  readonly retry: RetryWord;
+  readonly next_step: NextStep;
+  readonly title: string;
+  readonly advice: string;
+  readonly family: CodeEntry['family'];
+  readonly draft: boolean;
+}
+
+/** Every code of the catalog as a row of `codes`, in catalog order. */
+export function codeRows(): CodeRow[] {
+  return Object.entries(CODES).map(([code, e]): CodeRow => ({
     code,
-    String(e.status),
-    e.retry,
-    RETRY_WORDS[e.retry].next_step,
-    `${e.advice}${'draft' in e && e.draft ? ` [${e.family}, draft]` : ''}`,
-  ]);
-  const all = [['code', 'status', 'retry', 'next_step', 'agent should'], ...rows];
+    status: e.status,
+    retry: e.retry,
+    next_step: RETRY_WORDS[e.retry].next_step,
+    title: e.title,
+    advice: e.advice,
+    family: e.family,
+    draft: 'draft' in e && e.draft === true,
+  }));
+}
+
+/** `codes --json`: every code keyed by its name, with every column of the table and the rest of the entry. */
+export function codesJson(): Record<string, Omit<CodeRow, 'code'>> {
+  return Object.fromEntries(codeRows().map(({ code, ...row }) => [code, row]));
+}
+
+/** The code table as aligned text columns; a draft code's advice ends with its family. */
+export function codeTableText(): string {
+  const rows = codeRows().map((row) =>
+    CODE_COLUMNS.map(([, key]) => (key === 'advice' && row.draft ? `${row.advice} [${row.family}, draft]` : String(row[key]))),
+  );
+  const all = [CODE_COLUMNS.map(([header]) => header), ...rows];
   const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
   return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
@@ -61,7 +158,7 @@ export async function readBody(path: string, stdin: AsyncIterable<Uint8Array> = 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** A --ref-root: a folder, or an http or https URL prefix. */
-function refRootOption(value: string, previous: string[]): string[] {
+function refRootOption(value: string, previous: string[] = []): string[] {
   if (/^[a-z][a-z\d+.-]*:\/\//i.test(value) && !/^https?:\/\//i.test(value)) {
     throw new InvalidArgumentError(`a ref root is a folder or an http or https URL prefix (got "${value}")`);
   }
@@ -70,7 +167,7 @@ function refRootOption(value: string, previous: string[]): string[] {
 }
 
 /** A "Name: value" header option, collected into a list. */
-function headerOption(value: string, previous: [string, string][]): [string, string][] {
+function headerOption(value: string, previous: [string, string][] = []): [string, string][] {
   const colon = value.indexOf(':');
   if (colon <= 0) throw new InvalidArgumentError(`a header is "Name: value" (got "${value}")`);
   return [...previous, [value.slice(0, colon).trim(), value.slice(colon + 1).trim()]];
@@ -88,29 +185,46 @@ interface LintOptions {
   siteCodes?: string[];
   allowRemoteRefs?: boolean;
   allowRefsOutside?: boolean;
-  refRoot: string[];
+  refRoot?: string[];
 }
 
-/** Builds the program; `out` and `err` receive all output, and `code` the exit code a command chose. */
-function program(out: Write, err: Write, exit: { code: number }): Command {
+/** What a command leaves for `run`: the exit code it chose, and its name for the messages. */
+export interface Outcome {
+  code: number;
+  command: string;
+}
+
+/**
+ * Builds the program; `out` and `err` receive all output, `input` stands for standard input (process.stdin
+ * when left out, touched only by a command that reads it), and `outcome` gets the exit code a command
+ * chose. Exported so a test can walk every command.
+ */
+export function program(out: Write, err: Write, outcome: Outcome, input?: Input): Command {
   const color = process.stdout.isTTY === true && !process.env.NO_COLOR && out === stdout;
   const bold = (text: string): string => (color ? styleText('bold', text) : text);
   const cli = new Command('agent-errors')
-    .description('HTTP errors an autonomous agent can act on: the catalog, the experiment, and the checks a team runs in CI.')
-    .addHelpText('after', '\nExit codes: 0 clean, 1 findings (lint, diff, codegen --check), 2 usage.')
+    .description('HTTP errors an autonomous agent can act on: the catalog, the retry experiment, and the checks a team runs in CI.')
+    .version(packageVersion(), '-V, --version', `print the version of ${PACKAGE_NAME}`)
+    .helpOption('-h, --help', 'print this help')
+    .helpCommand('help [command]', 'print the help of a command')
+    .addHelpText('after', `\n${EXIT_CODES_HELP}`)
     .configureOutput({ writeOut: out, writeErr: err })
     .exitOverride()
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .hook('preAction', (_program, command) => void (outcome.command = command.name()));
 
   cli
     .command('codes')
     .description('print the catalog: every code with its status, retry word, next step and advice')
-    .option('--json', 'print the catalog as JSON')
-    .action((options: { json?: boolean }) => out(options.json ? `${JSON.stringify(CODES, null, 2)}\n` : `${codeTableText()}\n`));
+    .option('--json', 'print the same as JSON, keyed by code, with each code\'s title, family and draft flag too')
+    .action((options: { json?: boolean }) => out(options.json ? `${JSON.stringify(codesJson(), null, 2)}\n` : `${codeTableText()}\n`));
 
   cli
     .command('demo')
-    .description("seed 002's experiment on a virtual clock: four failures in five dialects against three retry policies and the agent client")
+    .description(
+      "the retry experiment on a virtual clock: the same failures in each error dialect, met by three retry policies and this package's agent client; " +
+        'prints calls made and seconds slept',
+    )
     .option('--json', 'print the cells as data')
     .action(async (options: { json?: boolean }) => {
       const { demoTables, formatTables } = await import('./demo.js');
@@ -120,7 +234,10 @@ function program(out: Write, err: Write, exit: { code: number }): Command {
 
   cli
     .command('start')
-    .description('the experiment over real HTTP: an example shop wrapped in AgentFriendly, the agent client against it, and a transcript')
+    .description(
+      "the experiment over real HTTP: an example shop on a loopback port, wrapped in this package's site middleware, called by the agent client and the " +
+        'retry policies; prints a transcript',
+    )
     .option('--scale <factor>', 'how long a second takes, in seconds', (v) => {
       const n = Number(v);
       if (!(n > 0 && n <= 1)) throw new InvalidArgumentError(`--scale must be a number above 0 and at most 1 (got "${v}")`);
@@ -135,19 +252,31 @@ function program(out: Write, err: Write, exit: { code: number }): Command {
     .command('classify')
     .description('read any HTTP response as the envelope, and say why')
     .requiredOption('-s, --status <status>', 'the response status', statusOption)
-    .option('-H, --header <header>', 'a response header, "Name: value" (repeatable)', headerOption, [])
-    .option('-b, --body <file>', `the response body; "-" reads standard input (at most the first ${MAX_BODY_BYTES / 1024} KiB are read)`)
+    .option('-H, --header <header>', 'a response header, "Name: value" (repeatable)', headerOption)
+    .option(
+      '-b, --body <file>',
+      `the file that holds the response body; "-" reads standard input, as does no -b when input is piped (at most the first ${MAX_BODY_BYTES / 1024} KiB are read)`,
+    )
     .option('--json', 'print the envelope and the reasons as JSON')
-    .action(async (options: { status: number; header: [string, string][]; body?: string; json?: boolean }) => {
-      const body = options.body === undefined ? null : await readBody(options.body);
-      const { envelope, because } = explainResponse(options.status, options.header, body);
+    .action(async (options: { status: number; header?: [string, string][]; body?: string; json?: boolean }) => {
+      const stdin: Input = input ?? process.stdin;
+      // Piped input is the body unless -b names one; a terminal is never read, or classify would wait for typing.
+      const piped = options.body === undefined && stdin.isTTY !== true;
+      const read = (file: string): Promise<Uint8Array> =>
+        readBody(file, stdin).catch((error: unknown) => {
+          throw isSystemError(error) ? new UsageError(systemErrorText(error, file)) : error;
+        });
+      let body = piped ? await read('-') : options.body === undefined ? null : await read(options.body);
+      // An empty pipe (</dev/null, a CI step given no input) is no body, as no -b is.
+      if (piped && body!.byteLength === 0) body = null;
+      const { envelope, because } = explainResponse(options.status, options.header ?? [], body);
       if (options.json) return out(`${JSON.stringify({ ...envelope, because }, null, 2)}\n`);
       out(`${JSON.stringify(envelope, null, 2)}\n\n${bold('why')}:\n${because.map((b) => `  - ${b}`).join('\n')}\n`);
     });
 
   cli
     .command('lint')
-    .description('check an OpenAPI 3.0 or 3.1 document (YAML or JSON) declares errors an agent can act on')
+    .description('check that an OpenAPI 3.0 or 3.1 document (YAML or JSON) declares errors an agent can act on')
     .argument('<spec>', 'the OpenAPI document; $refs resolve relative to it')
     .option('--json', 'print the findings as JSON')
     .option('--sarif', 'print SARIF 2.1.0, for code-scanning UIs')
@@ -155,11 +284,12 @@ function program(out: Write, err: Write, exit: { code: number }): Command {
     // A spec may come from an untrusted pull request: by default its $refs load nothing outside its folder.
     .option('--allow-remote-refs', 'fetch http and https $refs on public hosts (by default each is a ref-not-allowed finding)')
     .option('--allow-refs-outside', "read $refs to local files anywhere (by default only the spec's folder tree and this package's generated/)")
-    .option('--ref-root <folder-or-url>', 'also allow $refs under this folder or http(s) URL prefix (repeatable)', refRootOption, [])
+    .option('--ref-root <folder-or-url>', 'also allow $refs under this folder or http(s) URL prefix (repeatable)', refRootOption)
     .action(async (spec: string, options: LintOptions) => {
       const { lintOpenApi, formatFindings, LintInputError } = await import('./lint-openapi.js');
-      const urls = options.refRoot.filter((r) => /^https?:\/\//i.test(r));
-      const folders = options.refRoot.filter((r) => !urls.includes(r));
+      const roots = options.refRoot ?? [];
+      const urls = roots.filter((r) => /^https?:\/\//i.test(r));
+      const folders = roots.filter((r) => !urls.includes(r));
       let findings;
       try {
         findings = await lintOpenApi(resolve(spec), {
@@ -168,16 +298,13 @@ function program(out: Write, err: Write, exit: { code: number }): Command {
           allowRefsOutside: options.allowRefsOutside === true || folders,
         });
       } catch (error) {
-        if (!(error instanceof LintInputError)) throw error;
-        err(`agent-errors lint: ${error.message}\n`);
-        exit.code = 2;
-        return;
+        throw error instanceof LintInputError ? new UsageError(error.message) : error;
       }
       if (options.sarif) {
         const { toSarif } = await import('./sarif.js');
         out(`${JSON.stringify(toSarif(findings, { uri: spec, source: await readFile(spec, 'utf8') }), null, 2)}\n`);
       } else out(options.json ? `${JSON.stringify(findings, null, 2)}\n` : `${formatFindings(findings, { color })}\n`);
-      exit.code = findings.length > 0 ? 1 : 0;
+      outcome.code = findingsExit(findings.length);
     });
 
   cli
@@ -185,51 +312,65 @@ function program(out: Write, err: Write, exit: { code: number }): Command {
     .description('the breaking-change review of an error contract: two catalogs, or two OpenAPI documents')
     .argument('<before>', 'the catalog or OpenAPI document before (JSON or YAML)')
     .argument('<after>', 'the same after')
-    .option('--closed-enums', "count an added code as breaking, for consumers whose code enum is closed")
+    .option('--closed-enums', 'count an added code or retry word as breaking, for consumers whose enums are closed')
     .option('--json', 'print the changes as JSON')
     .action(async (before: string, after: string, options: { closedEnums?: boolean; json?: boolean }) => {
       const { parse } = await import('yaml');
       const { diffCatalog, formatDiff } = await import('./diff.js');
-      const [beforeDoc, afterDoc] = await Promise.all([before, after].map(async (file) => parse(await readFile(file, 'utf8')) as unknown));
+      const read = async (file: string): Promise<unknown> => {
+        const text = await readFile(file, 'utf8');
+        try {
+          return parse(text) as unknown;
+        } catch (error) {
+          throw new UsageError(`${file} is not valid JSON or YAML: ${(error as Error).message}`);
+        }
+      };
+      const [beforeDoc, afterDoc] = await Promise.all([read(before), read(after)]);
       let result;
       try {
         result = diffCatalog(beforeDoc, afterDoc, { closedEnums: options.closedEnums === true });
       } catch (error) {
-        if (!(error instanceof TypeError)) throw error;
-        err(`agent-errors diff: ${error.message}\n`);
-        exit.code = 2;
-        return;
+        throw error instanceof TypeError ? new UsageError(error.message) : error;
       }
       out(options.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatDiff(result)}\n`);
-      exit.code = result.breaking.length > 0 ? 1 : 0;
+      outcome.code = findingsExit(result.breaking.length);
     });
 
   cli
     .command('codegen')
     .description("write the package's artifacts (types, validators, OpenAPI components, docs) for the catalog plus a site's own codes")
     .requiredOption('--extend <file>', "the site's extension catalog (JSON)")
-    .requiredOption('--out <dir>', 'where to write the artifacts')
-    .action(async (options: { extend: string; out: string }) => {
+    .requiredOption('--out <dir>', 'the folder to write the artifacts to; it is replaced whole')
+    .option('--check', 'write nothing: exit 1 naming each file in --out that is missing, out of date or not written by codegen')
+    .action(async (options: { extend: string; out: string; check?: boolean }) => {
       // The one command that runs codegen: the CLI is a tool, and the build step is what it offers here.
       let codegen;
       try {
         codegen = await import('../../codegen/extend.js');
       } catch (error) {
-        err(`agent-errors codegen needs ajv, json-schema-to-typescript and jsonc-parser: npm install -D ajv json-schema-to-typescript jsonc-parser (${(error as Error).message})\n`);
-        exit.code = 2;
-        return;
+        const install = 'npm install -D ajv json-schema-to-typescript jsonc-parser';
+        throw new UsageError(`it needs ajv, json-schema-to-typescript and jsonc-parser: ${install} (${(error as Error).message})`);
       }
       const { CatalogError } = await import('../../codegen/catalog-model.js');
-      const { writeGenerated } = await import('../../codegen/write.js');
+      const { shellWord } = await import('../../codegen/header.js');
+      const { staleFiles, writeGenerated } = await import('../../codegen/write.js');
+      let files;
       try {
-        const files = await codegen.renderExtended(resolve(options.extend));
-        await writeGenerated(files, resolve(options.out));
-        out(`wrote ${files.size} files to ${options.out}\n`);
+        // The paths as given, not resolved: the generated headers name the command to run again, in the site's project.
+        files = await codegen.renderExtended(options.extend, options.out);
       } catch (error) {
-        if (!(error instanceof CatalogError)) throw error;
-        err(`${error.message}\n`);
-        exit.code = 1;
+        throw error instanceof CatalogError ? new UsageError(error.message) : error;
       }
+      if (options.check) {
+        const stale = await staleFiles(files, new Map(), { dir: resolve(options.out), shown: options.out });
+        const again = `npx agent-errors codegen --extend ${shellWord(options.extend)} --out ${shellWord(options.out)}`;
+        if (stale.length === 0) out(`${options.out} is what codegen writes from ${options.extend}\n`);
+        else err(`${options.out} does not match ${options.extend}; run ${again}:\n${stale.map((s) => `  ${s}`).join('\n')}\n`);
+        outcome.code = findingsExit(stale.length);
+        return;
+      }
+      await writeGenerated(files, resolve(options.out));
+      out(`wrote ${files.size} files to ${options.out}\n`);
     });
   return cli;
 }
@@ -237,23 +378,31 @@ function program(out: Write, err: Write, exit: { code: number }): Command {
 const stdout: Write = (t) => void process.stdout.write(t);
 const stderr: Write = (t) => void process.stderr.write(t);
 
-/** Runs the CLI with `argv` (without node and the script); resolves to the exit code. */
-export async function run(argv: string[], out: Write = stdout, err: Write = stderr): Promise<number> {
-  const exit = { code: 0 };
+/**
+ * Runs the CLI with `argv` (without node and the script), reading standard input from `input` (by default
+ * process.stdin); resolves to the exit code. Every command's exit code comes from here, by the rule of EXIT.
+ */
+export async function run(argv: string[], out: Write = stdout, err: Write = stderr, input?: Input): Promise<number> {
+  const outcome: Outcome = { code: EXIT.clean, command: '' };
   if (argv.length === 0) {
     // No command is a usage error: show what there is.
-    err(program(out, err, exit).helpInformation());
-    return 2;
+    err(program(out, err, outcome, input).helpInformation());
+    return EXIT.usage;
   }
   try {
-    await program(out, err, exit).parseAsync(argv, { from: 'user' });
-    return exit.code;
+    await program(out, err, outcome, input).parseAsync(argv, { from: 'user' });
+    return outcome.code;
   } catch (error) {
-    if (error instanceof CommanderError) {
-      return error.code === 'commander.helpDisplayed' || error.code === 'commander.help' || error.code === 'commander.version' ? 0 : 2;
-    }
-    err(`agent-errors: ${(error as Error).message}\n`);
-    return 2;
+    // Commander has printed the help or the version (its exit code 0), or what was wrong: an unknown command
+    // or option, a missing or invalid argument, `help` for a command there is not.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.clean : EXIT.usage;
+    const where = outcome.command === '' ? 'agent-errors' : `agent-errors ${outcome.command}`;
+    // Input the command cannot use, or a file it cannot read or write: the user's to fix, as a usage error is.
+    if (error instanceof UsageError) err(`${where}: ${error.message}\n`);
+    else if (isSystemError(error)) err(`${where}: ${systemErrorText(error)}\n`);
+    // Anything else is a fault of this tool, with its stack for the report. It found nothing, so it must not exit 1.
+    else err(`${where}: ${(error as Error).stack ?? String(error)}\n`);
+    return EXIT.usage;
   }
 }
 

@@ -64,12 +64,12 @@ describe('codegen --extend refuses markup in the text it renders', () => {
     );
   });
 
-  it('exits 1 from the CLI with the file, pointer and reason, and writes nothing', async () => {
+  it('exits 2 from the CLI (invalid input) with the file, pointer and reason, and writes nothing', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'agent-errors-ext-safety-'));
     dirs.push(dir);
     const out = join(dir, 'generated');
     let err = '';
-    expect(await run(['codegen', '--extend', fixture('injection.json'), '--out', out], () => {}, (t) => void (err += t))).toBe(1);
+    expect(await run(['codegen', '--extend', fixture('injection.json'), '--out', out], () => {}, (t) => void (err += t))).toBe(2);
     expect(err).toContain('injection.json#/codes/script_title/title: the value "<script>alert(1)</script>" is refused: it must not hold < or >');
     expect(err).toContain('injection.json#/codes/newline_advice/advice: the value "Line one\\n| injected | row |" is refused: it must be one line');
     expect(await exists(out)).toBe(false);

@@ -1,11 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { CODES, RETRY_WORDS, STATUS_DEFAULTS, UNKNOWN_CODE, codeForStatus, isKnownCode, lookup, type Code, type CodeInfo, type RetryWord } from '../../src/index.js';
+import { CODES, RETRY_WORDS, STATUS_DEFAULTS, UNKNOWN_CODE, codeForStatus, isKnownCode, lookup, type Code, type CodeEntry, type CodeInfo, type RetryWord } from '../../src/index.js';
 
 describe('lookup', () => {
   it.each(Object.keys(CODES) as Code[])('gives %s its catalog status, retry word and next step', (code) => {
     const info = lookup(code);
-    expect(info).toMatchObject({ code, known: true, status: CODES[code].status, retry: CODES[code].retry, advice: CODES[code].advice });
+    const entry = CODES[code];
+    expect(info).toMatchObject({ code, known: true, status: entry.status, retry: entry.retry, advice: entry.advice, family: entry.family });
+    expect(info.draft).toBe('draft' in entry && entry.draft === true);
     expect(info.next_step).toBe(RETRY_WORDS[CODES[code].retry].next_step);
   });
 
@@ -13,6 +15,11 @@ describe('lookup', () => {
     const info = lookup('coupon_expired');
     expect(info).toMatchObject({ code: 'coupon_expired', known: false, status: CODES[UNKNOWN_CODE].status, retry: CODES[UNKNOWN_CODE].retry });
     expect(info.advice).toBe(RETRY_WORDS[CODES[UNKNOWN_CODE].retry].advice);
+  });
+
+  it('says a code the catalog does not list has no family it knows: family null, not the family of the unknown-code rule', () => {
+    expect(lookup('coupon_expired')).toMatchObject({ known: false, family: null, draft: false, title: 'coupon_expired' });
+    fc.assert(fc.property(fc.string(), (code) => void expect(lookup(code).family === null).toBe(!isKnownCode(code))));
   });
 
   it('does not mistake members of Object.prototype for codes', () => {
@@ -37,6 +44,8 @@ describe('lookup', () => {
     expectTypeOf(lookup('rate_limited').retry).toEqualTypeOf<'after_delay'>();
     expectTypeOf(lookup('anything' as string)).toEqualTypeOf<CodeInfo>();
     expectTypeOf(lookup('anything' as string).retry).toEqualTypeOf<RetryWord>();
+    expectTypeOf(lookup('rate_limited').family).toEqualTypeOf<CodeEntry['family']>();
+    expectTypeOf(lookup('anything' as string).family).toEqualTypeOf<CodeEntry['family'] | null>();
   });
 });
 

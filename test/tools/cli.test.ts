@@ -1,24 +1,45 @@
-// The CLI in-process (every command, exit codes) and once as a child process from the built package.
+// The CLI in-process (every command, exit codes) and once as a child process from the source.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, openSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../codegen/paths.js';
 import { MAX_BODY_BYTES } from '../../src/core/from-response.js';
-import { CODES } from '../../src/index.js';
-import { readBody, run } from '../../src/tools/cli.js';
+import { CODES, RETRY_WORDS } from '../../src/index.js';
+import { EXIT, EXIT_CODES_HELP, packageVersion, program, readBody, run, type Input } from '../../src/tools/cli.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { spyOnReads } from './read-spy.js';
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+/** Standard input as a terminal, as in an interactive shell: reading it fails the test, since nothing may wait for typing. */
+const terminal: Input = {
+  isTTY: true,
+  [Symbol.asyncIterator]: () => {
+    throw new Error('standard input is a terminal and was read');
+  },
+};
+
+/** Standard input as a pipe that holds `text`. */
+const pipe = (text: string): Input => ({
+  isTTY: false,
+  async *[Symbol.asyncIterator]() {
+    if (text !== '') yield new TextEncoder().encode(text);
+  },
+});
+
+async function cliWith(input: Input, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await run(argv, (t) => void (out += t), (t) => void (err += t));
+  const code = await run(argv, (t) => void (out += t), (t) => void (err += t), input);
   return { code, out, err };
 }
+const cli = (...argv: string[]) => cliWith(terminal, ...argv);
 const fixture = (path: string) => join(ROOT, 'test/fixtures', path);
+const VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** The program as the CLI builds it, to walk its commands. */
+const theProgram = () => program(() => {}, () => {}, { code: 0, command: '' }, terminal);
 
 describe('agent-errors', () => {
   it('prints one line per catalog code under a header with `codes`, and JSON with --json', async () => {
@@ -28,13 +49,80 @@ describe('agent-errors', () => {
     expect(lines[0]).toMatch(/^code\s+status\s+retry\s+next_step\s+agent should$/);
     expect(lines).toHaveLength(Object.keys(CODES).length + 1);
     expect(out).toMatch(/^rate_limited\s+429\s+after_delay\s+wait\s+Wait retry_after seconds/m);
-    expect(JSON.parse((await cli('codes', '--json')).out)).toEqual(CODES);
+    const json = JSON.parse((await cli('codes', '--json')).out) as Record<string, Record<string, unknown>>;
+    expect(Object.keys(json)).toEqual(Object.keys(CODES));
+    for (const [name, entry] of Object.entries(CODES)) expect(json[name], name).toMatchObject({ ...entry, next_step: RETRY_WORDS[entry.retry].next_step });
   });
 
-  it('prints help for the program and for each command, exit 0', async () => {
-    expect(await cli('--help')).toMatchObject({ code: 0, out: expect.stringContaining('Exit codes: 0 clean, 1 findings') });
-    for (const command of ['codes', 'demo', 'start', 'classify', 'lint', 'diff', 'codegen']) {
+  it('codes --json carries every column the table shows: each cell of each row is a member of that code in the JSON', async () => {
+    const [header, ...rows] = (await cli('codes')).out.trim().split('\n').map((line) => line.split(/ {2,}/));
+    const json = JSON.parse((await cli('codes', '--json')).out) as Record<string, Record<string, unknown>>;
+    // The code is the JSON's key; the rest are its members.
+    const members = rows.map((row) => ({ code: row[0]!, ...json[row[0]!] }));
+    expect(members.every((m) => Object.keys(m).length > 1)).toBe(true);
+    header!.forEach((column, i) => {
+      const cells = rows.map((row) => row[i]!.replace(/ \[(\w+), draft\]$/, ''));
+      // The one JSON member that holds this column's value in every row.
+      const keys = Object.keys(members[0]!).filter((key) => members.every((m, r) => String((m as Record<string, unknown>)[key]) === cells[r]));
+      expect(keys, `the column "${column}"`).toHaveLength(1);
+      if (column !== 'agent should') expect(keys[0]).toBe(column);
+    });
+    // A draft code's advice ends with its family: the JSON carries both.
+    for (const row of rows.filter((r) => / \[\w+, draft\]$/.test(r.at(-1)!))) {
+      expect(json[row[0]!], row[0]).toMatchObject({ family: row.at(-1)!.match(/\[(\w+), draft\]$/)![1], draft: true });
+    }
+  });
+
+  it('prints the version of package.json with --version and -V, exit 0', async () => {
+    expect(await cli('--version')).toEqual({ code: 0, out: `${VERSION}\n`, err: '' });
+    expect(await cli('-V')).toEqual({ code: 0, out: `${VERSION}\n`, err: '' });
+    expect((await cli('--help')).out).toMatch(/-V, --version/);
+  });
+
+  it('finds the version from where an installed package keeps the CLI, and skips a package.json of another name', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'agent-errors-version-'));
+    try {
+      const root = join(dir, 'node_modules', '@agent-index', 'errors');
+      await mkdir(join(root, 'dist', 'src', 'tools'), { recursive: true });
+      await writeFile(join(root, 'package.json'), JSON.stringify({ name: '@agent-index/errors', version: '9.8.7' }));
+      await writeFile(join(root, 'dist', 'package.json'), JSON.stringify({ type: 'module' }));
+      await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'the-app', version: '1.0.0' }));
+      expect(packageVersion(join(root, 'dist', 'src', 'tools'))).toBe('9.8.7');
+      expect(packageVersion(join(ROOT, 'src', 'tools'))).toBe(VERSION);
+      expect(packageVersion(dir)).toBe('unknown');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints help for the program and for each command, exit 0, with the exit-code rule in the program help and in docs/tooling.md', async () => {
+    const help = await cli('--help');
+    expect(help).toMatchObject({ code: 0, out: expect.stringContaining(EXIT_CODES_HELP) });
+    expect(readFileSync(join(ROOT, 'docs/tooling.md'), 'utf8')).toContain(EXIT_CODES_HELP);
+    for (const command of theProgram().commands.map((c) => c.name())) {
       expect((await cli(command, '--help')).out, command).toContain(`Usage: agent-errors ${command}`);
+      expect(await cli('help', command), command).toMatchObject({ code: 0, out: expect.stringContaining(`Usage: agent-errors ${command}`) });
+    }
+  });
+
+  it('lists in every help only options that exist, and no word from inside the project', async () => {
+    const cliProgram = theProgram();
+    const commands = cliProgram.commands;
+    const flagsOf = (c: { options: readonly { long?: string; short?: string }[] }): string[] =>
+      c.options.flatMap((o) => [o.long, o.short]).filter((f): f is string => !!f);
+    const everyFlag = new Set([...flagsOf(cliProgram), '--help', '-h', ...commands.flatMap(flagsOf)]);
+    const texts = [
+      ['agent-errors', (await cli('--help')).out],
+      ...(await Promise.all(commands.map(async (c) => [c.name(), (await cli(c.name(), '--help')).out]))),
+    ];
+    for (const [where, text] of texts) {
+      // Each option a help names is one some command takes; one named after a command is one that command takes.
+      for (const flag of text!.match(/(?<![\w-])--?[a-zA-Z][\w-]*/g) ?? []) expect(everyFlag, `${where} names ${flag}`).toContain(flag);
+      for (const [, name, flag] of text!.matchAll(/\b([a-z]+) (--[a-z][\w-]*)/g)) {
+        const command = commands.find((c) => c.name() === name);
+        if (command) expect(flagsOf(command), `${where} names ${name} ${flag}`).toContain(flag);
+      }
+      expect(text, where).not.toMatch(/\bseed\b|\bissue \d|\bpart \d/i);
     }
   });
 
@@ -42,6 +130,7 @@ describe('agent-errors', () => {
     expect(await cli('frobnicate')).toMatchObject({ code: 2, err: expect.stringContaining("unknown command 'frobnicate'") });
     expect(await cli('codes', '--nope')).toMatchObject({ code: 2, err: expect.stringContaining("unknown option '--nope'") });
     expect((await cli()).code).toBe(2);
+    expect(await cli('help', 'frobnicate')).toMatchObject({ code: 2, err: expect.stringContaining('Usage: agent-errors') });
     expect(await cli('start', '--scale', '0')).toMatchObject({ code: 2, err: expect.stringContaining('--scale') });
     expect(await cli('classify', '--status', 'abc')).toMatchObject({ code: 2, err: expect.stringContaining('a status is a number') });
   });
@@ -62,6 +151,21 @@ describe('agent-errors', () => {
     expect(result.error.code).toBe('needs_human');
     expect(result.because[0]).toMatch(/cf-mitigated/);
     expect((await cli('classify', '--status', '404')).out).toMatch(/why:\n {2}- status 404 means not_found/);
+  });
+
+  it('classify reads piped standard input as the body when no -b is given, never a terminal, and an empty pipe as no body', async () => {
+    const page = '<title>Down for maintenance</title>';
+    const piped = await cliWith(pipe(page), 'classify', '-s', '503', '-H', 'Retry-After: 120', '--json');
+    expect(piped.code).toBe(0);
+    expect(JSON.parse(piped.out).error).toMatchObject({ code: 'temporarily_unavailable', message: 'Down for maintenance', retry_after: 120 });
+    expect((await cliWith(pipe(page), 'classify', '-s', '503', '-H', 'Retry-After: 120', '-b', '-', '--json')).out).toBe(piped.out);
+    // -b names the body: the pipe is left alone.
+    const named = await cliWith(pipe(page), 'classify', '-s', '503', '-b', fixture('responses/nginx-404-not-found.json'), '--json');
+    expect(JSON.parse(named.out).error.message).not.toBe('Down for maintenance');
+    // A terminal is not read (reading `terminal` throws), and an empty pipe says what no body says.
+    const none = await cli('classify', '-s', '503', '--json');
+    expect(none.code).toBe(0);
+    expect(await cliWith(pipe(''), 'classify', '-s', '503', '--json')).toEqual(none);
   });
 
   it('lints a spec: exit 1 with findings (text, JSON, SARIF), 0 when clean, 2 when it is no OpenAPI document', async () => {
@@ -85,15 +189,106 @@ describe('agent-errors', () => {
   });
 });
 
+describe('the exit-code rule, command by command', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await realpath(await mkdtemp(join(tmpdir(), 'agent-errors-exit-')));
+    await writeFile(join(dir, 'bad.json'), '{ "codes": ');
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  const missing = () => join(dir, 'does-not-exist.json');
+  const catalog = join(ROOT, 'schema/catalog.json');
+  const siteCodes = fixture('extend/site-codes.json');
+
+  /**
+   * Each command's arguments for each outcome. A string instead of arguments says why the command has no
+   * such input. Keyed by every command the program has: a new command without its cases fails the test.
+   */
+  const CASES: Record<string, Record<'clean' | 'findings' | 'usage' | 'unreadable' | 'invalid', () => string[] | string>> = {
+    codes: {
+      clean: () => ['codes', '--json'],
+      findings: () => 'it prints the catalog and checks nothing',
+      usage: () => ['codes', '--nope'],
+      unreadable: () => 'it reads no file',
+      invalid: () => 'it reads no input',
+    },
+    demo: {
+      clean: () => ['demo', '--json'],
+      findings: () => 'it runs a fixed experiment and checks nothing',
+      usage: () => ['demo', 'extra-argument'],
+      unreadable: () => 'it reads no file',
+      invalid: () => 'it reads no input',
+    },
+    start: {
+      clean: () => ['start', '--scale', '0.001'],
+      findings: () => 'it runs a fixed experiment and checks nothing',
+      usage: () => ['start', '--scale', 'fast'],
+      unreadable: () => 'it reads no file',
+      invalid: () => 'it reads no input',
+    },
+    classify: {
+      clean: () => ['classify', '-s', '429', '-b', fixture('responses/nginx-404-not-found.json')],
+      findings: () => 'it reads any response as the envelope, and has nothing to find',
+      usage: () => ['classify', '-b', fixture('responses/nginx-404-not-found.json')],
+      unreadable: () => ['classify', '-s', '500', '-b', missing()],
+      invalid: () => 'any bytes are a body it can read',
+    },
+    lint: {
+      clean: () => ['lint', fixture('lint/clean-3.1.yaml')],
+      findings: () => ['lint', fixture('lint/faulty-3.1.yaml')],
+      usage: () => ['lint', fixture('lint/clean-3.1.yaml'), '--ref-root', 'ftp://example.com/'],
+      unreadable: () => ['lint', missing()],
+      invalid: () => ['lint', join(dir, 'bad.json')],
+    },
+    diff: {
+      clean: () => ['diff', catalog, catalog],
+      findings: () => ['diff', fixture('diff/site-codes-before.json'), fixture('diff/site-codes-after.json')],
+      usage: () => ['diff', catalog],
+      unreadable: () => ['diff', missing(), catalog],
+      invalid: () => ['diff', join(dir, 'bad.json'), catalog],
+    },
+    codegen: {
+      clean: () => ['codegen', '--extend', siteCodes, '--out', join(dir, 'generated')],
+      findings: () => ['codegen', '--extend', siteCodes, '--out', join(dir, 'never-written'), '--check'],
+      usage: () => ['codegen', '--out', join(dir, 'generated')],
+      unreadable: () => ['codegen', '--extend', missing(), '--out', join(dir, 'generated')],
+      invalid: () => ['codegen', '--extend', fixture('extend/clashing.json'), '--out', join(dir, 'generated')],
+    },
+  };
+  const EXPECTED = { clean: EXIT.clean, findings: EXIT.findings, usage: EXIT.usage, unreadable: EXIT.usage, invalid: EXIT.usage } as const;
+
+  it('has the cases of every command of the program, and of no other', () => {
+    expect(Object.keys(CASES).sort()).toEqual(theProgram().commands.map((c) => c.name()).sort());
+  });
+
+  it.each(theProgram().commands.map((c) => c.name()))('%s: 0 clean, 1 findings, 2 usage, 2 unreadable input, 2 invalid input', async (name) => {
+    const cases = CASES[name];
+    expect(cases, `no exit-code cases for the command ${name}`).toBeDefined();
+    for (const [outcome, args] of Object.entries(cases!) as [keyof typeof EXPECTED, () => string[] | string][]) {
+      const argv = args();
+      if (typeof argv === 'string') continue;
+      const { code, err } = await cli(...argv);
+      expect(code, `${name} ${outcome}: ${argv.join(' ')}\n${err}`).toBe(EXPECTED[outcome]);
+      if (outcome === 'unreadable') expect(err).toMatch(new RegExp(`^agent-errors ${name}: cannot (?:open|read) .*does-not-exist\\.json`));
+      // No input the user can fix ends in a stack trace.
+      if (code === EXIT.usage) expect(err, `${name} ${outcome}`).not.toMatch(/\n\s+at /);
+    }
+  }, 60_000);
+});
+
 describe('agent-errors as a child process', () => {
   it('runs each command from the source with the exit code it documents', () => {
     const tsx = join(ROOT, 'node_modules/.bin/tsx');
     const cliPath = join(ROOT, 'src/tools/cli.ts');
     const runChild = (...args: string[]) => spawnSync(tsx, [cliPath, ...args], { encoding: 'utf8', input: '<title>Down for maintenance</title>' });
     expect(runChild('codes').status).toBe(0);
+    expect(runChild('--version').stdout).toBe(`${VERSION}\n`);
     expect(JSON.parse(runChild('demo', '--json').stdout)).toHaveLength(4);
     const classified = runChild('classify', '-s', '503', '-H', 'Retry-After: 120', '-b', '-', '--json');
     expect(JSON.parse(classified.stdout).error).toMatchObject({ code: 'temporarily_unavailable', retry_after: 120, message: 'Down for maintenance' });
+    // Piped, the input is the body without -b too.
+    expect(runChild('classify', '-s', '503', '-H', 'Retry-After: 120', '--json').stdout).toBe(classified.stdout);
     expect(runChild('lint', fixture('lint/faulty-3.0.yaml'), '--json').status).toBe(1);
     expect(runChild('diff', fixture('diff/orders-before.json'), fixture('diff/orders-after.json')).status).toBe(1);
     expect(runChild('nope').status).toBe(2);
