@@ -7,6 +7,8 @@ export { acceptsLikeAnAgent, parseAccept, prefersProblem } from './accept.js';
 export type { MediaRange } from './accept.js';
 export { convertAppError, docsResponse, isAgentRequest, isSignedRequest, renderEnvelope } from './friendly.js';
 export type { AgentFriendlyOptions, CapturedError, Rendered } from './friendly.js';
+export { translateUpstream } from './upstream.js';
+export type { TranslateUpstreamOptions } from './upstream.js';
 // Each adapter has a subpath of its own (./site/node, ./site/express, ./site/fetch, ./site/fastify,
 // ./site/hono): a user of one framework loads none of the others, and the types of /site never name
 // a framework a user may not have installed.
