@@ -2,12 +2,14 @@
 // (test/fixtures/pack/) beside the optional peers it uses, type-checked there with node16 and with
 // bundler resolution, run with node and vitest, its bin run through npx, linted by publint and
 // @arethetypeswrong/cli, and /agent, /site and each adapter weighed as a bundler would load them
-// (bench/size.ts).
+// (bench/size.ts). The same consumer then type-checks and runs every fenced example of README.md
+// and docs/*.md, as test/helpers/doc-examples.ts extracts them and their marks.
 //
 // It packs a private copy built into a temporary folder, never dist/: test/package.test.ts builds
 // dist/ (and npm start does too), and two builds of one folder at once collide.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +17,7 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { ROOT } from '../codegen/paths.js';
 import { BUDGETED, formatSizes, measure } from '../bench/size.js';
+import { docErrors, extractExamples, UNCAUGHT, type DocExample } from './helpers/doc-examples.js';
 
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -30,12 +33,29 @@ const FIXTURE = join(ROOT, 'test', 'fixtures', 'pack');
 
 /**
  * What a consumer of every subpath installs beside the package: the optional peers its code imports
- * (express, fastify, hono; vitest for the matchers) and the types a strict TypeScript project needs
- * (@types/node for node:http and fetch; @types/express, since Express 5 ships none). Not
- * better-sqlite3, ajv, jsonc-parser or json-schema-to-typescript: the consumer calls neither
- * createDiskStore nor codegen. Each at the version this repo tests against, so npm's cache has it.
+ * (express, fastify, hono; vitest for the matchers), the clients the documentation's examples plug
+ * into (openai, undici, ky, got, axios and axios-retry, redis), and the types a strict TypeScript
+ * project needs (@types/node for node:http and fetch; @types/express, since Express 5 ships none).
+ * Not better-sqlite3, a native module whose install fetches a binary: the disk store's example is
+ * type-checked only. Nor ajv, jsonc-parser or json-schema-to-typescript: nothing here runs codegen.
+ * Each at the version this repo tests against, so npm's cache has it.
  */
-const CONSUMER_INSTALLS = ['express', 'fastify', 'hono', 'vitest', '@types/node', '@types/express'];
+const CONSUMER_INSTALLS = [
+  ...['express', 'fastify', 'hono', 'vitest', '@types/node', '@types/express'],
+  ...['openai', 'undici', 'ky', 'got', 'axios', 'axios-retry', 'redis'],
+];
+
+/** The pages whose examples are checked: README.md and every page of docs/. */
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+/** How long one example may run: they are small, so one that takes longer keeps a server listening or waits on a network. */
+const EXAMPLE_TIMEOUT_MS = 20_000;
+/**
+ * How many examples run at once. Each takes about half a second, mostly node starting up, but one
+ * that keeps running costs the whole timeout; two lanes halve that without outnumbering the CPUs of
+ * a CI runner, which the consumer's three tsc runs already share. So an example that starts a
+ * server of its own listens on port 0, never on a fixed one another example may hold.
+ */
+const EXAMPLE_LANES = 2;
 
 /** Where a packed file may be: the package.json `files` entries, plus what npm always packs. */
 const ALLOWED = [...pkg.files.map((entry) => entry.replace(/\/?$/, '/')), 'package.json', 'README.md'];
@@ -81,6 +101,28 @@ const lastJson = (ran: Ran): Record<string, any> => JSON.parse(ran.stdout.trim()
 
 const versionOf = (name: string): string => JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
 
+// The examples, read when the file is collected so that each one that runs gets a test of its own.
+// A page with a mark the extractor refuses fails a test of its own rather than the whole file.
+const EXAMPLES: DocExample[] = [];
+const MARK_ERRORS: string[] = [];
+for (const doc of DOCS) {
+  try {
+    EXAMPLES.push(...extractExamples(doc, readFileSync(join(ROOT, doc), 'utf8')));
+  } catch (error) {
+    MARK_ERRORS.push((error as Error).message);
+  }
+}
+const RUN_EXAMPLES = EXAMPLES.filter((example) => example.mode !== 'typecheck');
+
+/** Runs one example in the consumer: its compiled module with node, or its source with the consumer's vitest. */
+function runExample(example: DocExample, consumer: string): Promise<Ran> {
+  const args =
+    example.mode === 'vitest'
+      ? [join('node_modules', 'vitest', 'vitest.mjs'), 'run', `examples/${example.file}`]
+      : [join('examples', 'out', example.file.replace(/\.m[jt]s$/, '.mjs'))];
+  return run(process.execPath, args, consumer, EXAMPLE_TIMEOUT_MS);
+}
+
 describe('the packed package, installed from its tarball', () => {
   let tmp: string;
   let tarball: string;
@@ -91,6 +133,8 @@ describe('the packed package, installed from its tarball', () => {
   let checkNode16: Promise<Ran>;
   let checkBundler: Promise<Ran>;
   let attw: Promise<Ran>;
+  let checkExamples: Promise<Ran>;
+  const exampleRuns = new Map<DocExample, Promise<Ran>>();
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'agent-errors-pack-'));
@@ -130,11 +174,24 @@ describe('the packed package, installed from its tarball', () => {
     checkBundler = run(process.execPath, [TSC, '-p', 'tsconfig.bundler.json', '--pretty', 'false'], consumer);
     attw = run(process.execPath, [ATTW, tarball, '--profile', 'esm-only', '--no-definitely-typed', '--format', 'table-flipped', '--no-color', '--no-emoji'], tmp);
     // Keep an early failure from surfacing as an unhandled rejection before its check awaits it.
+
+    // The documentation's examples, one module each, type-checked by one tsc run that also emits
+    // them; then each one that runs, once that emit is done, in EXAMPLE_LANES lanes taken in turn.
+    mkdirSync(join(consumer, 'examples'));
+    for (const example of EXAMPLES) writeFileSync(join(consumer, 'examples', example.file), example.code);
+    checkExamples = run(process.execPath, [TSC, '-p', 'tsconfig.examples.json', '--pretty', 'false'], consumer);
+    const lanes: Promise<unknown>[] = Array.from({ length: EXAMPLE_LANES }, () => checkExamples);
+    RUN_EXAMPLES.forEach((example, i) => {
+      const ran = lanes[i % EXAMPLE_LANES]!.then(() => runExample(example, consumer));
+      exampleRuns.set(example, ran);
+      lanes[i % EXAMPLE_LANES] = ran;
+    });
   }, 180_000);
 
-  afterAll(() => {
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+  // The consumer's node_modules, with the examples' peers, can take longer to delete than a hook's default 10 s on a busy machine.
+  afterAll(async () => {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  }, 60_000);
 
   describe('the tarball', () => {
     it('holds only the files package.json lists, and nothing of the tests, fixtures, benchmarks or source maps', () => {
@@ -220,7 +277,7 @@ describe('the packed package, installed from its tarball', () => {
     }, 120_000);
 
     it('runs the vitest matchers of /vitest under the consumer\'s own vitest', async () => {
-      const ran = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--exclude', 'out/**'], consumer, 60_000);
+      const ran = await run(process.execPath, [join('node_modules', 'vitest', 'vitest.mjs'), 'run', '--exclude', 'out/**', '--exclude', 'examples/**'], consumer, 60_000);
       expect(ran.code, `${ran.stdout}\n${ran.stderr}`).toBe(0);
       expect(ran.stdout).toMatch(/1 passed/);
     }, 60_000);
@@ -237,6 +294,47 @@ describe('the packed package, installed from its tarball', () => {
       const lint = await run('npx', ['--no', '--', 'agent-errors', 'lint', 'openapi.yaml'], consumer);
       expect(lint.code, `${lint.stdout}\n${lint.stderr}`).toBe(0);
     }, 60_000);
+
+    it('runs `agent-errors start` through npx, as the README\'s quick start does: the example shop over HTTP, its tables and transcript', async () => {
+      const start = await run('npx', ['--no', '--', 'agent-errors', 'start'], consumer, 60_000);
+      console.log(`agent-errors start: ${start.ms} ms`);
+      expect(start.code, `${start.stdout}\n${start.stderr}`).toBe(0);
+      expect(start.stdout).toMatch(/^An example shop at http:\/\/127\.0\.0\.1:\d+/);
+      // The cells themselves are test/tools/demo.test.ts's; whether each equals the virtual clock's
+      // depends on how loaded the machine is, which this test, run beside three tsc, cannot promise.
+      const titles = ['a loop that reads the body', 'a loop that reads only the Retry-After header', 'a loop that retries at once', "this package's agent"];
+      for (const title of titles) {
+        expect(start.stdout).toMatch(new RegExp(`^${title}.*\\n  failure +problem +google +stripe +vague +envelope$`, 'm'));
+      }
+      expect(start.stdout).toContain('What the agent did and why:');
+    }, 60_000);
+  });
+
+  describe('the examples in README.md and docs/', () => {
+    it('carry only the marks test/helpers/doc-examples.ts knows', () => {
+      expect(MARK_ERRORS).toEqual([]);
+    });
+
+    it('type-check, all in one strict project (nodenext resolution, skipLibCheck false), each error told at its page line', async () => {
+      const ran = await checkExamples;
+      const count = (doc: string, mode: string): number => EXAMPLES.filter((e) => e.doc === doc && e.mode === mode).length;
+      const perDoc = DOCS.map((doc) => `${doc} ${['run', 'typecheck', 'vitest'].map((mode) => `${count(doc, mode)} ${mode}`).join(', ')}`);
+      console.log(`examples: ${EXAMPLES.length}, tsc ${ran.ms} ms\n  ${perDoc.join('\n  ')}`);
+      expect(docErrors(`${ran.stdout}\n${ran.stderr}`, EXAMPLES)).toEqual([]);
+    }, 120_000);
+
+    const named = RUN_EXAMPLES.map((e) => [`${e.doc}:${e.line} ${e.mode === 'vitest' ? 'passes under vitest' : 'runs with node'}`, e] as const);
+    it.each(named)(
+      '%s',
+      async (where, example) => {
+        const ran = await exampleRuns.get(example)!;
+        const output = `${ran.stdout}\n${ran.stderr}`.trim();
+        const why = ran.code === null ? `still running after ${EXAMPLE_TIMEOUT_MS / 1000} s (a server that keeps listening?)` : `exited ${ran.code}`;
+        expect(ran.code, `${where}: ${why}\n${output}`).toBe(0);
+        expect(UNCAUGHT.test(ran.stderr) ? ran.stderr : '', `${where}: an error on stderr`).toBe('');
+      },
+      120_000,
+    );
   });
 
   describe('package linters', () => {
