@@ -39,6 +39,36 @@ type Args<C extends Code> = keyof CodeRequirements[C] extends never ? [options?:
 
 const BRAND = Symbol.for('@agent-index/errors.AgentError');
 
+/**
+ * Refuses a delay Retry-After could not carry, its message starting with `who`. A safe integer, so
+ * the body's number and the Retry-After digits are the same (String(1e21) is "1e+21").
+ */
+export function checkDelay(retryAfter: unknown, who: string): void {
+  if (retryAfter !== undefined && !(Number.isSafeInteger(retryAfter) && (retryAfter as number) >= 0)) {
+    throw new TypeError(`${who}retryAfter must be a whole, non-negative number of seconds, as Retry-After is (got ${String(retryAfter)})`);
+  }
+}
+
+/** A browser's page: its status and headers at once, its HTML when `body` resolves. */
+export interface Page {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Promise<string>;
+}
+
+/** A page as a Fetch Response, at once: its body streamed once rendered, none for HEAD (`head`). */
+export function pageResponse(page: Page, head = false): Response {
+  const body = head
+    ? null
+    : new ReadableStream({
+        start: async (controller) => {
+          controller.enqueue(new TextEncoder().encode(await page.body));
+          controller.close();
+        },
+      });
+  return new Response(body, page);
+}
+
 /** Refuses what an agent could not act on, naming the code and the rule (seed 002's builder). */
 function check(code: string, word: RetryWordEntry, retry: string, options: AgentErrorBaseOptions & { readonly title?: string }): number | null {
   const fail = (rule: string): never => {
@@ -51,10 +81,7 @@ function check(code: string, word: RetryWordEntry, retry: string, options: Agent
   if (title !== undefined && !text(title)) fail('title must be a non-empty string');
   if (detail !== undefined && typeof detail !== 'string') fail('detail must be a string');
   if (instance !== undefined && typeof instance !== 'string') fail('instance must be a string');
-  // A safe integer, so the body's number and the Retry-After digits are the same (String(1e21) is "1e+21").
-  if (retryAfter !== undefined && !(Number.isSafeInteger(retryAfter) && retryAfter >= 0)) {
-    fail(`retryAfter must be a whole, non-negative number of seconds, as Retry-After is (got ${String(retryAfter)})`);
-  }
+  checkDelay(retryAfter, `agentError("${code}"): `);
   if (errors !== undefined) {
     if (!Array.isArray(errors)) fail('errors must be an array of { field, code, message }');
     (errors as readonly unknown[]).forEach((item, i) => {
@@ -138,6 +165,24 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     const kind = prefersProblem(accept) ? 'problem' : 'envelope';
     const body = kind === 'problem' ? this.toProblem({ base }) : this.toEnvelope();
     return { status: this.status, headers: this.headers(kind), body: JSON.stringify(body) };
+  }
+
+  /**
+   * The HTML page a browser gets (errorPage in page.ts, loaded on first use): its status and headers
+   * (Retry-After and Vary: Accept as the JSON bodies have them) at once, its HTML when `body`
+   * resolves. It links to the code's documentation page under `docs`, a path prefix (null for none).
+   */
+  toPage(docs: string | null = ''): Page {
+    const body = import('./page.js').then((page) => page.errorPage(this, docs, CODES, RETRY_WORDS));
+    return { status: this.status, headers: { ...this.headers(), 'content-type': 'text/html; charset=utf-8' }, body };
+  }
+
+  /**
+   * The page as a Fetch Response, its body streamed once rendered. Hono's own error handler sends it
+   * for a thrown AgentError, as it sends an HTTPException's response, without logging the error.
+   */
+  getResponse(): Response {
+    return pageResponse(this.toPage());
   }
 
   /** A Fetch Response, negotiated for `request` (problem details when it prefers them); type URIs use its origin. */

@@ -8,6 +8,7 @@ import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import { AgentError, isAgentError } from './agent-error.js';
 import { readCapped } from './fetch.js';
 import {
+  checkOptions,
   convertAppError,
   DEFAULT_BUFFER_BYTES,
   ENTITY_HEADERS,
@@ -15,8 +16,11 @@ import {
   docsResponse,
   isAgentRequest,
   originOf,
+  pageOf,
   renderThrown,
+  varyAccept,
   type AgentFriendlyOptions,
+  type Rendered,
 } from './friendly.js';
 
 /** The base problem type URIs use for this request: Fastify's protocol and host, which honour trustProxy. */
@@ -93,50 +97,26 @@ function clientStatus(error: unknown): number | null {
   return code !== null && code >= 400 && code <= 499 ? code : null;
 }
 
-/** Fastify's own JSON error body, {statusCode, code?, error, message}, as bytes so Fastify sends it as it is. */
-function fastifyShape(status: number, message: string, code?: string): Buffer {
-  return Buffer.from(JSON.stringify({ statusCode: status, ...(code === undefined ? {} : { code }), error: STATUS_CODES[status] ?? 'Error', message }));
-}
-
-interface SchemaError {
-  readonly keyword?: unknown;
-  readonly instancePath?: unknown;
-  readonly params?: { readonly missingProperty?: unknown };
-  readonly message?: unknown;
-}
-
-/**
- * A Fastify schema validation failure (FST_ERR_VALIDATION) as the AgentError it is: missing_field or
- * invalid_input naming the field, which Fastify's {statusCode, error, message} body does not, and
- * without which a fix_input error would not tell an agent what to change.
- */
-function validationError(error: unknown): AgentError | null {
-  const { validation, validationContext, message } = error as { validation?: unknown; validationContext?: unknown; message?: unknown };
-  if (!Array.isArray(validation) || validation.length === 0) return null;
-  const context = typeof validationContext === 'string' && validationContext.trim() !== '' ? validationContext : 'body';
-  const items = (validation as SchemaError[]).map((item) => {
-    const path = typeof item.instancePath === 'string' ? item.instancePath.split('/').filter(Boolean).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')) : [];
-    const missing = item.keyword === 'required' && typeof item.params?.missingProperty === 'string' ? item.params.missingProperty : null;
-    if (missing !== null) path.push(missing);
-    // Names from the request's own keys: no control characters, and a bounded length.
-    const field = path.join('.').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 200).trim() || context;
-    const text = typeof item.message === 'string' && item.message.trim() !== '' ? `${context}${String(item.instancePath ?? '')} ${item.message}` : `${field} is not valid`;
-    const keyword = typeof item.keyword === 'string' && Object.hasOwn(READERS.validation_keyword, item.keyword) ? item.keyword : 'default';
-    return { field, code: READERS.validation_keyword[keyword as keyof typeof READERS.validation_keyword], message: text.slice(0, 500) };
-  });
-  const first = items[0]!;
-  const options = {
-    field: first.field,
-    message: typeof message === 'string' && message.trim() !== '' ? message.slice(0, 500) : first.message,
-    ...(items.length > 1 ? { errors: items } : {}),
-  };
-  return new AgentError(first.code, options);
-}
+/** Fastify's own JSON error body, {statusCode, error, message}, for an error whose message no one sees. */
+const GENERIC = JSON.stringify({ statusCode: UNKNOWN_STATUS, error: STATUS_CODES[UNKNOWN_STATUS], message: UNKNOWN_STATUS_TEXT });
 
 const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options) => {
+  checkOptions(options);
   const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
   // Replies the error handler rendered in this contract already: onSend lets them through unread.
   const rendered = new WeakSet<FastifyReply>();
+  // The AgentError each reply answers, whichever error handler renders it: an app's own page gets its
+  // status and Retry-After for a browser, and an agent gets the error itself rather than that page.
+  const thrown = new WeakMap<FastifyReply, AgentError>();
+
+  // Fastify runs onError hooks before any error handler, the app's own (set after this plugin, in any
+  // scope) included. An AgentError is an expected outcome, not a failure: onError never hears of it,
+  // nor of Fastify's own client errors (a 404, a failed validation, a rate limit).
+  fastify.addHook('onError', (_request, reply, error, done) => {
+    if (isAgentError(error)) thrown.set(reply, error);
+    else if (clientStatus(error) === null) options.onError?.(error);
+    done();
+  });
 
   if (options.docs !== false) {
     // One parametric route for the pages (HEAD as Fastify adds it to every GET): Fastify's router
@@ -147,7 +127,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     // `docs: false` leaves the paths to the app.
     const prefix = `${docsPrefix(options.base)}/problems/`;
     fastify.get(`${prefix}:code`, async (request, reply) => {
-      const page = await docsResponse(request.method, prefix + (request.params as { code: string }).code, request.headers, options);
+      const page = await docsResponse(request.method, prefix + (request.params as { code: string }).code, request.headers, options, baseFor(request, options));
       if (page === null) return reply.callNotFound();
       rendered.add(reply);
       return reply.code(page.status).headers(page.headers).send(Buffer.from(page.body));
@@ -156,7 +136,21 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
 
   fastify.addHook('onSend', (request, reply, payload, done) => {
     // Hooks that finish at once for what they leave alone: a success, a rendered reply, a browser.
-    if (reply.statusCode < 400 || rendered.has(reply) || !isAgentRequest({ headers: request.headers })) return done(null, payload);
+    if (reply.statusCode < 400 || rendered.has(reply)) return done(null, payload);
+    const error = thrown.get(reply);
+    if (!isAgentRequest({ headers: request.headers })) {
+      // A browser's error page as the app made it, with Accept in its Vary, and a thrown AgentError's status and Retry-After.
+      if (error) reply.code(error.status).headers(error.retryAfter === null ? {} : { 'retry-after': String(error.retryAfter) });
+      reply.header('vary', varyAccept(reply.getHeader('vary')));
+      return done(null, payload);
+    }
+    if (error) {
+      // The app's error handler made a page of a thrown AgentError: an agent gets the error itself.
+      (payload as { destroy?: () => void } | null)?.destroy?.();
+      const { status, headers, body } = error.render(request.headers.accept ?? null, baseFor(request, options));
+      replaceHeaders(reply.code(status), ENTITY_HEADERS, headers, body);
+      return done(null, body);
+    }
     const bytes = payloadBytes(payload, cap);
     if (bytes !== undefined) {
       // A body in memory (Fastify's own 404 and error replies are strings) is converted at once, as
@@ -180,6 +174,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
       { status: reply.statusCode, headers: reply.getHeaders() as Record<string, string | string[]>, body: body === null ? null : new Uint8Array(body.buffer, body.byteOffset, body.byteLength) },
       request.headers.accept ?? null,
       baseFor(request, options),
+      options.retryAfter,
     );
     if (converted === null) {
       // Already this contract: out as the app sent it (a stream, read whole to tell, as its bytes).
@@ -193,32 +188,38 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
 
   fastify.setErrorHandler(function agentFriendlyErrorHandler(error: FastifyError, request, reply) {
     const agent = isAgentRequest({ headers: request.headers });
-    const known = isAgentError(error) ? error : agent && clientStatus(error) === 400 ? validationError(error) : null;
-    if (known === null && clientStatus(error) !== null) {
-      // Fastify's own 4xx (a 404 from callNotFound, a body too large, @fastify/rate-limit): its
-      // default handler renders it with its status and headers, and onSend converts that for an agent.
-      reply.send(error);
-      return;
-    }
-    if (agent) {
-      const { status, headers, body } = renderThrown(known ?? error, request.headers.accept ?? null, baseFor(request, options), options);
-      if (known === null) request.log.error({ err: error }, UNKNOWN_STATUS_TEXT);
+    /** Sends an agent's error in this contract, or a browser's AgentError as its page. */
+    const send = ({ status, headers, body }: Rendered): void => {
       rendered.add(reply);
       // Headers the app set for the body it never sent (a Content-Encoding would garble this one) go.
       replaceHeaders(reply, ENTITY_HEADERS, headers, body);
       // A Buffer goes out as it is: Fastify adds no charset to its type and runs no reply serializer on it.
       reply.code(status).send(Buffer.from(body));
-      return;
-    }
-    if (known !== null) {
-      if (known.retryAfter !== null) reply.header('retry-after', String(known.retryAfter));
-      reply.code(known.status).type('application/json; charset=utf-8').send(fastifyShape(known.status, known.message, known.code));
-      return;
-    }
-    // Anything else: logged and handed to onError, and a browser sees Fastify's shape without its message.
-    options.onError?.(error);
-    request.log.error({ err: error }, UNKNOWN_STATUS_TEXT);
-    reply.code(UNKNOWN_STATUS).type('application/json; charset=utf-8').send(fastifyShape(UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT));
+    };
+    /** Answers the error, `known` the AgentError it is (null for none). A handler that returns nothing leaves the reply to it. */
+    const answer = (known: AgentError | null): void => {
+      if (known === null && clientStatus(error) !== null) {
+        // Fastify's own 4xx (a 404 from callNotFound, a body too large, @fastify/rate-limit): its
+        // default handler renders it with its status and headers, and onSend converts that for an agent.
+        return void reply.send(error);
+      }
+      // Anything but an AgentError is logged; the onError hook has told onError of it, so renderThrown does not again.
+      if (known === null) request.log.error({ err: error }, UNKNOWN_STATUS_TEXT);
+      if (agent) return send(renderThrown(known ?? error, request.headers.accept ?? null, baseFor(request, options), {}));
+      // A browser's AgentError gets its page, sent once rendered.
+      if (known !== null) {
+        const page = pageOf(known, options, reply.getHeader('vary'));
+        return void page.body.then((body) => send({ ...page, body }));
+      }
+      // Anything else: a browser sees Fastify's shape without its message.
+      reply.code(UNKNOWN_STATUS).type('application/json; charset=utf-8').send(Buffer.from(GENERIC));
+    };
+    if (isAgentError(error) || !agent || clientStatus(error) !== 400 || !Array.isArray(error.validation)) return answer(isAgentError(error) ? error : null);
+    // A schema validation failure, for an agent: the AgentError it is, read by a module loaded on the first one.
+    import('./fastify-validation.js').then(
+      (module) => answer(module.validationError(error, READERS.validation_keyword, AgentError)),
+      () => answer(null),
+    );
   });
 };
 

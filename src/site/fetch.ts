@@ -1,12 +1,16 @@
 // AgentFriendly for Fetch API apps, anything shaped (Request) => Response: Hono's app.fetch,
 // Deno.serve, Bun.serve, Cloudflare Workers, route handlers. An agent gets this contract for the
 // app's error Responses and thrown errors; every other Response goes out as the app made it.
+import { isAgentError, pageResponse, type AgentError } from './agent-error.js';
 import {
+  checkOptions,
   convertAppError,
   DEFAULT_BUFFER_BYTES,
   docsResponse,
   isAgentRequest,
+  pageOf,
   renderThrown,
+  varyAccept,
   type AgentFriendlyOptions,
   type Rendered,
   type Conversion,
@@ -33,7 +37,7 @@ export function renderedResponse(rendered: Rendered, method: string): Response {
 
 /** The documentation page when the request asks for one (see docsResponse), else null. */
 export async function docsPage(request: Request, options: AgentFriendlyOptions): Promise<Response | null> {
-  const page = await docsResponse(request.method, new URL(request.url).pathname, request.headers, options);
+  const page = await docsResponse(request.method, new URL(request.url).pathname, request.headers, options, fetchBase(request, options));
   return page && renderedResponse(page, request.method);
 }
 
@@ -170,7 +174,7 @@ export function convertCached(response: Response, facts: RequestFacts, options: 
   const [status, body, headers] = parts;
   const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
   const head = body === null ? null : typeof body === 'string' ? (body.length > cap ? body.slice(0, cap) : body) : body.subarray(0, cap);
-  const converted = convertAppError({ status, headers, body: head }, facts.accept, facts.base);
+  const converted = convertAppError({ status, headers, body: head }, facts.accept, facts.base, options.retryAfter);
   return converted === null ? response : answer(converted, headers, facts.method);
 }
 
@@ -202,7 +206,7 @@ export async function convertErrorResponse(response: Response, request: RequestF
   const readable = response.body !== null && !response.bodyUsed && !response.body.locked;
   const read = await readCapped(readable ? response.body : null, cap);
   if (read.failure !== undefined) options.onError?.(read.failure);
-  const converted = convertAppError({ status: response.status, headers: response.headers, body: read.head }, request.accept, request.base);
+  const converted = convertAppError({ status: response.status, headers: response.headers, body: read.head }, request.accept, request.base, options.retryAfter);
   if (converted === null) {
     // Only a valid envelope or problem parses as one, so this is the rare case of a contract body;
     // if the cap cut it, its unread rest follows what was read: nothing is dropped and nothing re-read.
@@ -217,6 +221,18 @@ export function convertAnyResponse(response: Response, facts: RequestFacts, opti
   return convertCached(response, facts, options) ?? convertErrorResponse(response, facts, options);
 }
 
+/**
+ * A browser's error Response as the app made it, its body streamed on, with Accept merged into its
+ * Vary; for the page of a thrown AgentError, that error's status and Retry-After. A copy: the headers
+ * of a Response may not change (a fetch() response's).
+ */
+export function browserError(response: Response, error?: AgentError): Response {
+  const headers = new Headers(response.headers);
+  headers.set('vary', varyAccept(headers.get('vary')));
+  if (error?.retryAfter != null) headers.set('retry-after', String(error.retryAfter));
+  return new Response(response.body, { status: error?.status ?? response.status, statusText: error ? undefined : response.statusText, headers });
+}
+
 /** What the adapter needs of a request to answer it with an error: read only when it does. */
 function factsOf(request: Request, options: AgentFriendlyOptions): RequestFacts {
   return { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
@@ -224,7 +240,8 @@ function factsOf(request: Request, options: AgentFriendlyOptions): RequestFacts 
 
 /**
  * Wraps a Fetch API app: agents get this contract for its error Responses and thrown errors;
- * browsers get its own Responses and errors, as without the wrapper. Successes are never buffered.
+ * browsers get its own Responses (an error's with Accept in its Vary), a thrown AgentError's page, and
+ * any other error as it would leave the app without the wrapper. Successes are never buffered.
  *
  * A success costs one status read: the request's headers are read only when the app answers with
  * an error or throws (on @hono/node-server, the first read of `request.headers` builds a Headers),
@@ -237,13 +254,16 @@ export function agentFriendlyFetch<A extends unknown[] = []>(
   handler: FetchHandler<A>,
   options: AgentFriendlyOptions = {},
 ): (request: Request, ...rest: A) => Response | Promise<Response> {
+  checkOptions(options);
   const respond = (request: Request, response: Response): Response | Promise<Response> =>
-    response.status < 400 || !isAgentRequest(request) ? response : convertAnyResponse(response, factsOf(request, options), options);
+    response.status < 400 ? response : isAgentRequest(request) ? convertAnyResponse(response, factsOf(request, options), options) : browserError(response);
   const fail = (request: Request, error: unknown): Response => {
-    // A browser's request fails as it would without the wrapper.
-    if (!isAgentRequest(request)) throw error;
+    const agent = isAgentRequest(request);
+    // A browser's thrown AgentError gets its page, an expected outcome and never logged; any other error fails as it would without the wrapper.
+    if (!agent && !isAgentError(error)) throw error;
     const facts = factsOf(request, options);
-    return renderedResponse(renderThrown(error, facts.accept, facts.base, options), facts.method);
+    if (agent) return renderedResponse(renderThrown(error, facts.accept, facts.base, options), facts.method);
+    return pageResponse(pageOf(error as AgentError, options), facts.method === 'HEAD');
   };
   const run = (request: Request, rest: A): Response | Promise<Response> => {
     let result: Response | Promise<Response>;

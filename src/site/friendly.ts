@@ -1,6 +1,6 @@
 // The core every AgentFriendly adapter shares: who is an agent, and how an app's own error
 // response becomes this contract for one, without changing what a browser sees.
-import { CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import { CODES, EXAMPLE_BASE, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope } from '../../generated/types.js';
 import { isKnownCode, UNKNOWN_STATUS } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
@@ -8,7 +8,7 @@ import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { errorHeaders, problemFrom } from '../core/render.js';
 import { envelope as isEnvelope, problem as isProblem } from '../../generated/validators.js';
 import { acceptsLikeAnAgent, prefersProblem } from './accept.js';
-import { AgentError, isAgentError } from './agent-error.js';
+import { AgentError, checkDelay, isAgentError, type Page } from './agent-error.js';
 
 /** Options every adapter takes. */
 export interface AgentFriendlyOptions {
@@ -20,6 +20,25 @@ export interface AgentFriendlyOptions {
   readonly docs?: boolean;
   /** Called with every thrown error that is not an AgentError, so the site can log what agents are never shown. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * Seconds an agent is told to wait when the error it gets must say how long (its retry word requires
+   * a delay) and the app's response named none, so that every wait the site sends says how long. A
+   * word with a catalog default delay keeps that default. @default 60
+   */
+  readonly retryAfter?: number;
+}
+
+/**
+ * The delay of a converted wait whose page named none: a minute. Long enough that agents told
+ * nothing more do not come back at a site that is down or limiting them within the same minute
+ * (rate limits most often count per minute), and about the longest step of the backoff an agent
+ * guesses with when told to wait without a delay (DEFAULT_BACKOFF on the agent side).
+ */
+export const DEFAULT_RETRY_AFTER = 60;
+
+/** The options of an adapter, checked when it is made: a retryAfter Retry-After could not carry is refused. */
+export function checkOptions(options: AgentFriendlyOptions): void {
+  checkDelay(options.retryAfter, 'AgentFriendly: ');
 }
 
 /** Anything with request headers: a Fetch Request, Headers, or node's IncomingHttpHeaders. */
@@ -63,15 +82,14 @@ export interface Rendered {
 /**
  * Renders an envelope for a caller. The body is problem details when the caller prefers them, else
  * the envelope; an agent asking only for text/markdown gets JSON too, since an error is data and
- * a Markdown rendering would lose the fields it acts on.
+ * a Markdown rendering would lose the fields it acts on. A wait with no delay gets one: its word's
+ * default (retry-once), else `retryAfter`.
  */
-export function renderEnvelope(received: Envelope, status: number, accept: string | null, base: string): Rendered {
-  // Sending, the site fills the delay a retry-once word defaults to, as agentError does.
+export function renderEnvelope(received: Envelope, status: number, accept: string | null, base: string, retryAfter = DEFAULT_RETRY_AFTER): Rendered {
+  // Sending, the site fills the delay its word calls for, as agentError requires or fills it.
   const word: RetryWordEntry = RETRY_WORDS[received.error.retry];
-  const envelope: Envelope =
-    received.error.retry_after === null && word.default_retry_after !== undefined
-      ? { error: { ...received.error, retry_after: word.default_retry_after } }
-      : received;
+  const delay = word.default_retry_after ?? (word.requires.includes('retry_after') ? retryAfter : undefined);
+  const envelope: Envelope = received.error.retry_after === null && delay !== undefined ? { error: { ...received.error, retry_after: delay } } : received;
   const kind = prefersProblem(accept) ? 'problem' : 'envelope';
   const body = kind === 'problem' ? problemFrom(envelope.error, status, { base }) : envelope;
   return { status, headers: errorHeaders(kind, envelope.error.retry_after), body: JSON.stringify(body) };
@@ -85,11 +103,36 @@ export function renderThrown(error: unknown, accept: string | null, base: string
   return renderEnvelope(fromResponse(UNKNOWN_STATUS, null, null), UNKNOWN_STATUS, accept, base);
 }
 
-/** Headers that describe the app's body, which an agent's answer (converted or rendered from a thrown error) replaces. */
+/**
+ * Headers that describe the app's body, which an answer rendered or converted in its place replaces;
+ * and Retry-After, which is the answer's own delay or absent, never one the body does not carry.
+ */
 export const ENTITY_HEADERS: ReadonlySet<string> = new Set([
   'content-type', 'content-length', 'content-encoding', 'content-language', 'content-range', 'content-md5',
-  'content-disposition', 'etag', 'last-modified', 'transfer-encoding', 'vary',
+  'content-disposition', 'etag', 'last-modified', 'transfer-encoding', 'vary', 'retry-after',
 ]);
+
+/**
+ * A Vary value with Accept in it, for an error response: the same URL answers agents with JSON and
+ * browsers with a page, so a shared cache must not hand one the other's. The app's own value is
+ * kept, Accept added once; `*` already covers it.
+ */
+export function varyAccept(value: unknown): string {
+  // A repeated header (node gives an array) reads as its values joined by commas, as RFC 9110 combines them.
+  const text = String(value ?? '').trim();
+  return !text ? 'Accept' : /(^|,)\s*(accept|\*)\s*(,|$)/i.test(text) ? text : `${text}, Accept`;
+}
+
+/**
+ * The page a browser gets for a thrown AgentError (its HTML when `body` resolves), its link under
+ * the documentation pages' prefix (none with `docs: false`), and Accept merged into `vary`, the Vary
+ * the app had set.
+ */
+export function pageOf(error: AgentError, options: AgentFriendlyOptions, vary?: unknown): Page {
+  const page = error.toPage(options.docs === false ? null : docsPrefix(options.base));
+  page.headers.vary = varyAccept(vary);
+  return page;
+}
 
 /** True when a body already is this contract: a valid envelope, or valid problem details. */
 export function alreadyInContract(contentType: string | null, body: Uint8Array | string | null): boolean {
@@ -140,13 +183,13 @@ function contentTypeOf(headers: HeadersInput): string | null {
  * How an agent's answer differs from an app's own error response: converted through fromResponse
  * and negotiated. Returns null when the app's body already is this contract and goes out as it is.
  */
-export function convertAppError(captured: CapturedError, accept: string | null, base: string): Conversion | null {
+export function convertAppError(captured: CapturedError, accept: string | null, base: string, retryAfter?: number): Conversion | null {
   if (alreadyInContract(contentTypeOf(captured.headers), captured.body)) return null;
   const envelope = fromResponse(captured.status, captured.headers, captured.body);
   const { code } = envelope.error;
   // The status the contract gives the code (a sold-out 404 page is a 409 out_of_stock); a site's own code keeps the app's.
   const status = isKnownCode(code) ? CODES[code].status : captured.status;
-  const rendered = renderEnvelope(envelope, status, accept, base);
+  const rendered = renderEnvelope(envelope, status, accept, base, retryAfter);
   return { status, body: rendered.body, drop: ENTITY_HEADERS, set: rendered.headers };
 }
 
@@ -172,19 +215,23 @@ export function docsPrefix(base: string | undefined): string {
 
 /**
  * The documentation page for `GET {base path}/problems/{code}`, so every type URI a site emits
- * dereferences (RFC 9457 section 3.1.1): HTML for browsers, the catalog entry as JSON for agents.
- * Null for any other request, or a code the catalog does not have.
+ * dereferences (RFC 9457 section 3.1.1): HTML for browsers, its example type URI on `base` (the
+ * site's own origin), and the catalog entry as JSON for agents. Null for any other request, or a
+ * code the catalog does not have.
  */
-export async function docsResponse(method: string, pathname: string, headers: RequestHeadersLike, options: AgentFriendlyOptions): Promise<Rendered | null> {
+export async function docsResponse(
+  method: string,
+  pathname: string,
+  headers: RequestHeadersLike,
+  options: AgentFriendlyOptions,
+  base = options.base ?? originOf(headers, false),
+): Promise<Rendered | null> {
   if (options.docs === false || (method !== 'GET' && method !== 'HEAD')) return null;
   const prefix = `${docsPrefix(options.base)}/problems/`;
   if (!pathname.startsWith(prefix)) return null;
   const code = pathname.slice(prefix.length);
   if (!isKnownCode(code)) return null;
-  if (isAgentRequest({ headers })) {
-    return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8', vary: 'Accept' }, body: JSON.stringify({ code, ...CODES[code] }) };
-  }
   // Loaded only when a page is asked for, so the pages weigh nothing in an app that never serves them.
-  const { PROBLEM_PAGES } = await import('../../generated/problem-pages.js');
-  return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', vary: 'Accept' }, body: PROBLEM_PAGES[code]! };
+  const { docsPage } = await import('./page.js');
+  return docsPage(code, isAgentRequest({ headers }) ? CODES[code] : null, EXAMPLE_BASE, base);
 }

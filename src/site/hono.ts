@@ -3,14 +3,18 @@
 // agentFriendlyFetch (or node:http's agentFriendly) converts its error responses. Only types come
 // from 'hono', so importing this package never requires Hono.
 import type { Context, MiddlewareHandler } from 'hono';
-import { convertAnyResponse, docsPage, fetchBase, renderedResponse, type RequestFacts } from './fetch.js';
+import { browserError, convertAnyResponse, docsPage, fetchBase, renderedResponse, type RequestFacts } from './fetch.js';
 import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
-import { isAgentError } from './agent-error.js';
-import { isAgentRequest, originOf, renderThrown, type AgentFriendlyOptions } from './friendly.js';
+import { isAgentError, pageResponse } from './agent-error.js';
+import { checkOptions, isAgentRequest, originOf, pageOf, renderThrown, type AgentFriendlyOptions } from './friendly.js';
 
-/** Hono's HTTPException, by the shape Hono's own error handler checks: an error that carries its response. */
+/**
+ * Hono's HTTPException, by the shape Hono's own error handler checks: an error that carries its
+ * response. An AgentError has that shape too (its page), so that Hono's own handler sends it without
+ * logging it; it is never taken for one here.
+ */
 function isHttpException(error: Error): boolean {
-  return typeof (error as { getResponse?: unknown }).getResponse === 'function';
+  return typeof (error as { getResponse?: unknown }).getResponse === 'function' && !isAgentError(error);
 }
 
 /** Replaces the response: cleared first, since Hono's setter would copy the old headers onto the new one. */
@@ -36,10 +40,13 @@ function incomingOf(c: Context): Incoming | undefined {
  * Hono middleware, mounted before the routes. For an agent: a thrown AgentError is rendered; any
  * other thrown error becomes `internal` with a generic message (and goes to onError); an
  * HTTPException and every other error response (status >= 400: Hono's 404, a rate limiter's 429)
- * is converted. Browsers get the app's responses untouched; successes are never buffered.
+ * is converted. Browsers get the app's responses, an error's with Accept in its Vary, and for a
+ * thrown AgentError its status and Retry-After on the page of the app's `onError` (Hono's own
+ * handler sends the error's page); successes are never buffered.
  * @example app.use(agentFriendlyHono({ onError: (e) => log.error(e) }));
  */
 export function agentFriendlyHono(options: AgentFriendlyOptions = {}): MiddlewareHandler {
+  checkOptions(options);
   /** The rest of the chain for an agent: its answer is converted or replaced when it is an error. */
   const forAgent = (c: Context, next: () => Promise<void>, incoming: Incoming | undefined): Promise<Response | void> =>
     // A plain promise chain, not an async function awaiting next(): one promise fewer per request.
@@ -48,17 +55,21 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
       // What Hono's compose does not catch: a thrown non-Error, or an error handler that threw.
       (error: unknown) => answerThrown(c, incoming, error, options),
     );
+  /** The rest of the chain for anyone else: an error response gets its Vary (and a thrown AgentError's status) once the app has answered. */
+  const forBrowser = (c: Context, next: () => Promise<void>): Promise<void> =>
+    next().then(() => (c.res.status < 400 ? undefined : replace(c, browserError(c.res, isAgentError(c.error) ? c.error : undefined))));
+  const proceed = (c: Context, next: () => Promise<void>, incoming: Incoming | undefined): Promise<Response | void> =>
+    isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }) ? forAgent(c, next, incoming) : forBrowser(c, next);
   return (c, next) => {
     // On @hono/node-server the node request is at hand: its URL and headers are read from it, not
     // through c.req, which Hono builds on first use (a route with one handler never needs it), nor
     // through request.headers, which would build a Headers per request.
     const incoming = incomingOf(c);
-    if (options.docs !== false && (incoming?.url ?? c.req.path).includes('/problems/')) {
-      return docsPage(c.req.raw, options).then((page) => page ?? (isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }) ? forAgent(c, next, incoming) : next()));
-    }
-    return isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }) ? forAgent(c, next, incoming) : next();
+    if (options.docs !== false && (incoming?.url ?? c.req.path).includes('/problems/')) return docsPage(c.req.raw, options).then((page) => page ?? proceed(c, next, incoming));
+    return proceed(c, next, incoming);
   };
 }
+
 
 /** An agent's response once the app has answered: a success as it is, an error converted, a caught thrown error replaced. */
 function afterAgent(c: Context, incoming: Incoming | undefined, options: AgentFriendlyOptions): Response | void | Promise<void> {
@@ -80,22 +91,29 @@ function afterAgent(c: Context, incoming: Incoming | undefined, options: AgentFr
  * Hono's error handler (`app.onError`), for an app whose error responses AgentFriendly converts
  * without the middleware: `agentFriendlyFetch` around the app's fetch (any runtime), or on node
  * node:http's `agentFriendly` around @hono/node-server's listener. Neither takes Hono off its fast
- * path for a route with one handler, as any middleware does. An agent gets a thrown AgentError rendered, and any other thrown
- * error (not an HTTPException) as the unknown-code error with a generic message; a browser gets
- * what Hono's own handler gives. Every thrown error that is not an AgentError or an HTTPException
- * goes to `onError` (else to console.error, as Hono's handler logs it), never to a caller.
+ * path for a route with one handler, as any middleware does. An agent gets a thrown AgentError
+ * rendered, and any other thrown error (not an HTTPException) as the unknown-code error with a
+ * generic message; a browser gets an AgentError's page, and for anything else Hono's own plain 500.
+ * Every thrown error that is not an AgentError or an HTTPException goes to `onError` (else to
+ * console.error, as Hono's handler logs it), never to a caller.
  * @example app.onError(agentErrorHandlerHono()); export default { fetch: agentFriendlyFetch(app.fetch) };
  */
 export function agentErrorHandlerHono(options: AgentFriendlyOptions = {}): (error: Error, c: Context) => Response {
+  checkOptions(options);
   return (error, c) => {
     // An HTTPException's response is meant for callers: out as it is, converted for an agent like any error response.
     if (isHttpException(error)) return (error as unknown as { getResponse(): Response }).getResponse();
-    if (!isAgentError(error)) (options.onError ?? console.error)(error);
+    const known = isAgentError(error);
+    if (!known) (options.onError ?? console.error)(error);
     const incoming = incomingOf(c);
-    if (!isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers })) return new Response(UNKNOWN_STATUS_TEXT, { status: UNKNOWN_STATUS, headers: { 'content-type': 'text/plain; charset=UTF-8' } });
     const f = factsOf(c, incoming, options);
+    if (!isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers })) {
+      // A browser's AgentError gets its page (an expected outcome, never logged); anything else Hono's plain 500.
+      if (known) return pageResponse(pageOf(error, options), f.method === 'HEAD');
+      return new Response(UNKNOWN_STATUS_TEXT, { status: UNKNOWN_STATUS, headers: { 'content-type': 'text/plain; charset=UTF-8' } });
+    }
     // renderThrown hands a non-AgentError to onError itself: it has been heard above.
-    return renderedResponse(renderThrown(error, f.accept, f.base, { ...options, onError: undefined }), f.method);
+    return renderedResponse(renderThrown(error, f.accept, f.base, {}), f.method);
   };
 }
 

@@ -1,15 +1,18 @@
 // AgentFriendly for node:http (and Express, which runs on it): captures an app's error response
 // for an agent, converts it, and lets every other response through untouched and unbuffered.
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { isAgentError } from './agent-error.js';
+import { isAgentError, type AgentError } from './agent-error.js';
 import {
+  checkOptions,
   convertAppError,
   DEFAULT_BUFFER_BYTES,
   ENTITY_HEADERS,
   docsResponse,
   isAgentRequest,
   originOf,
+  pageOf,
   renderThrown,
+  varyAccept,
   type AgentFriendlyOptions,
   type Rendered,
 } from './friendly.js';
@@ -51,7 +54,7 @@ export function mayBeDocs(req: IncomingMessage, options: AgentFriendlyOptions): 
 /** Serves a documentation page when the request asks for one; true when it did. */
 export async function serveDocs(req: IncomingMessage, res: ServerResponse, options: AgentFriendlyOptions): Promise<boolean> {
   const pathname = (req.url ?? '/').split('?', 1)[0]!;
-  const page = await docsResponse(req.method ?? 'GET', pathname, req.headers, options);
+  const page = await docsResponse(req.method ?? 'GET', pathname, req.headers, options, baseFor(req, options));
   if (!page) return false;
   sendRendered(req, res, page);
   return true;
@@ -70,6 +73,26 @@ function applyHeaders(res: ServerResponse, headers: unknown): void {
   const grouped = new Map<string, string[]>();
   for (const [name, value] of pairs) grouped.set(name, [...(grouped.get(name) ?? []), value]);
   for (const [name, values] of grouped) res.setHeader(name, values.length === 1 ? values[0]! : values);
+}
+
+/** Sends the head of an error response that goes out as the app wrote it (a browser's page), with Accept merged into its Vary. */
+function errorHead(res: ServerResponse, original: Method, status: number, reason: unknown, headers: unknown): unknown {
+  // The app's headers first, so that a Vary among them is merged too.
+  applyHeaders(res, typeof reason === 'string' ? headers : reason);
+  res.setHeader('vary', varyAccept(res.getHeader('vary')));
+  return original.call(res, status, typeof reason === 'string' ? reason : undefined);
+}
+
+/**
+ * Watches a browser's response where no prototype of the app's does (node's own, a middleware
+ * mounted on a path): only its head, which node sends through writeHead even when the app never
+ * calls it, so that an error page gets its Vary.
+ */
+function watchHead(res: ServerResponse): void {
+  const original = res.writeHead as unknown as Method;
+  (res as unknown as Record<string, Method>).writeHead = function writeHead(this: ServerResponse, status: unknown, reason?: unknown, headers?: unknown) {
+    return (status as number) < 400 ? original.call(this, status, reason, headers) : errorHead(this, original, status as number, reason, headers);
+  };
 }
 
 // How a response is watched. Where the response's prototype belongs to one app or server (Express
@@ -192,7 +215,7 @@ function wrappers(watch: Watch): Originals {
       if (capture === undefined || (status as number) < 400) {
         const original = watch.original(this, 'writeHead');
         capture?.letThrough(this);
-        return original.call(this, status, reason, headers);
+        return (status as number) < 400 ? original.call(this, status, reason, headers) : errorHead(this, original, status as number, reason, headers);
       }
       this.statusCode = status as number;
       if (typeof reason === 'string') this.statusMessage = reason;
@@ -225,7 +248,7 @@ function finish(res: ServerResponse, capture: Capture, done: Callback | undefine
   const { req, options, chunks, original } = capture;
   const body = chunks.length === 0 ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   const headers = res.getHeaders() as Record<string, string | string[]>;
-  const converted = convertAppError({ status: res.statusCode, headers, body }, req.headers.accept ?? null, baseFor(req, options));
+  const converted = convertAppError({ status: res.statusCode, headers, body }, req.headers.accept ?? null, baseFor(req, options), options.retryAfter);
   if (converted === null) {
     // Already this contract: out as the app wrote it.
     return original.end.call(res, body ?? undefined, done);
@@ -296,6 +319,7 @@ export function captureErrors(req: IncomingMessage, res: ServerResponse, options
     }
   }
   if (isAgentRequest(req)) watchResponse(req, res, options);
+  else watchHead(res);
 }
 
 /** Sets the wrappers on one agent's response itself, watching it from the start. */
@@ -307,8 +331,14 @@ function watchResponse(req: IncomingMessage, res: ServerResponse, options: Agent
   target.end = OWN.end;
 }
 
-/** Answers a thrown error, unless the response has already begun (then it is cut off, as node would). */
-export function answerThrown(req: IncomingMessage, res: ServerResponse, error: unknown, options: AgentFriendlyOptions): void {
+/**
+ * Answers a thrown error, unless the response has already begun (then it is cut off, as node would).
+ * An agent gets it in this contract. A browser's AgentError (`page`, the error itself) gets its page
+ * once rendered: its status, Retry-After and an HTML page from the catalog, Accept merged into the
+ * Vary the app set. An AgentError is an expected outcome, not a failure: nothing is logged, and
+ * onError does not hear of it.
+ */
+export function answerThrown(req: IncomingMessage, res: ServerResponse, error: unknown, options: AgentFriendlyOptions, page?: AgentError): void {
   if (res.headersSent) {
     if (!isAgentError(error)) options.onError?.(error);
     res.destroy();
@@ -321,7 +351,9 @@ export function answerThrown(req: IncomingMessage, res: ServerResponse, error: u
     capture.letThrough(res);
     capture.chunks.length = 0;
   }
-  sendRendered(req, res, renderThrown(error, req.headers.accept ?? null, baseFor(req, options), options), ENTITY_HEADERS);
+  if (!page) return sendRendered(req, res, renderThrown(error, req.headers.accept ?? null, baseFor(req, options), options), ENTITY_HEADERS);
+  const answer = pageOf(page, options, res.getHeader('vary'));
+  void answer.body.then((body) => sendRendered(req, res, { ...answer, body }, ENTITY_HEADERS));
 }
 
 /** Servers given a response class of their own, or found without one to swap. */
@@ -352,10 +384,12 @@ function giveOwnClass(req: IncomingMessage, res: ServerResponse): void {
  * @example http.createServer(agentFriendly(app)).listen(3000);
  */
 export function agentFriendly(handler: Listener, options: AgentFriendlyOptions = {}): Listener {
-  /** A thrown error or a rejection: an agent's is answered; a browser's leaves as it would without the wrapper. */
+  checkOptions(options);
+  /** A thrown error or a rejection: an agent's is answered, and a browser's AgentError; any other leaves as it would without the wrapper. */
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
-    if (!isAgentRequest(req)) throw error;
-    answerThrown(req, res, error, options);
+    if (isAgentRequest(req)) return answerThrown(req, res, error, options);
+    if (!isAgentError(error)) throw error;
+    answerThrown(req, res, error, options, error);
   };
   const handle = (req: IncomingMessage, res: ServerResponse): unknown => {
     giveOwnClass(req, res);

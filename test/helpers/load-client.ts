@@ -343,6 +343,16 @@ export function check(request: Planned, outcome: Outcome, refs: References): str
         }
         return problems;
       }
+      // A browser gets a thrown AgentError as the catalog's page: its status, its delay, Vary: Accept, HTML.
+      if (request.route === 'agent-error') {
+        const expected = AGENT_CODES['agent-error'];
+        if (outcome.status !== expected.status) problems.push(`status ${outcome.status}, the catalog's is ${expected.status}`);
+        if (!(outcome.headers['content-type'] ?? '').startsWith('text/html')) problems.push(`content-type ${outcome.headers['content-type']}, not the HTML page`);
+        if (outcome.headers['retry-after'] !== String(AGENT_ERROR.retry_after)) problems.push(`Retry-After ${outcome.headers['retry-after']}`);
+        if (!/(^|,)\s*accept\s*(,|$)/i.test(String(outcome.headers.vary ?? ''))) problems.push(`Vary ${outcome.headers.vary}, without Accept`);
+        if (!outcome.body.toString('utf8').includes(`/problems/${expected.code}`)) problems.push("the page does not link the code's docs page");
+        return problems;
+      }
   }
   const page = refs.get(refKey(request.adapter, request.route, request.profile, outcome.status));
   if (!page) return [...problems, `status ${outcome.status}, no bare page with that status`];

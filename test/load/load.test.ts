@@ -70,7 +70,7 @@ function report(): string {
 
 describe(`load: ${REQUESTS} requests, agents and browsers, every adapter`, () => {
   it(
-    'answers every request as it must be: success bodies by hash, agent errors valid with their code, browser pages unchanged',
+    'answers every request as it must be: success bodies by hash, agent errors valid with their code, browser pages unchanged and a thrown AgentError as its catalog page',
     async () => {
       const warm = Math.round(REQUESTS / 10);
       const half = Math.round((REQUESTS - warm) / 2);

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CODES, RETRY_WORDS, validateEnvelope, validateProblem } from '../../src/index.js';
 import { AgentError, agentError, isAgentError, siteError } from '../../src/site/agent-error.js';
+import { pageOf } from '../../src/site/friendly.js';
 
 describe('agentError at compile time', () => {
   it('refuses what an agent could not act on', () => {
@@ -100,6 +101,27 @@ describe('agentError at run time', () => {
         }
       }),
     );
+  });
+
+  it("renders a browser's page: escaped, the code's advice, a link to its page under the docs prefix, never a stack; getResponse sends it", async () => {
+    const e = agentError('rate_limited', { retryAfter: 30, message: '<script>alert("x")</script> & more' });
+    const res = e.getResponse();
+    expect([res.status, res.headers.get('retry-after'), res.headers.get('vary'), res.headers.get('content-type')]).toEqual([429, '30', 'Accept', 'text/html; charset=utf-8']);
+    const html = await res.text();
+    expect(html).toContain(`<title>${CODES.rate_limited.title}</title>`);
+    expect(html).toContain('&#60;script&#62;alert(&#34;x&#34;)&#60;/script&#62; &#38; more');
+    expect(html).not.toContain('<script>');
+    expect(html).toContain(CODES.rate_limited.advice);
+    expect(html).toContain('href="/problems/rate_limited"');
+    expect(html).not.toMatch(/\n\s*at |\.ts:\d/);
+    expect(await pageOf(e, { base: 'https://shop.example/api/' }).body).toContain('href="/api/problems/rate_limited"');
+    expect(await pageOf(e, { docs: false }).body).not.toContain('href');
+    // A site's own code has no documentation page: its word's advice, and no link.
+    const own = await siteError('coupon_expired', { status: 409, retry: 'refetch', title: 'Coupon <expired>' }).toPage().body;
+    expect(own).toContain('<title>Coupon &#60;expired&#62;</title>');
+    expect(own).toContain(RETRY_WORDS.refetch.advice);
+    expect(own).not.toContain('href');
+    expect(await agentError('missing_field', { field: 'a"b' }).toPage().body).toContain('<code>a&#34;b</code>');
   });
 
   it('is recognised by shape and brand across copies of the package, and only then', () => {

@@ -1,8 +1,10 @@
-// The documentation page a problem type URI points at, as a person sees it in a real browser.
-import { chromium, type Browser } from 'playwright-core';
+// The documentation page a problem type URI points at, and the page of a thrown AgentError, as a
+// person sees them in a real browser.
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODES, RETRY_WORDS } from '../../src/index.js';
 import { agentFriendly } from '../../src/site/node.js';
+import { APP_PAGE, ROUTES, SETUPS } from '../helpers/conformance.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { chromiumPath } from '../../scripts/test-prerequisites.js';
 
@@ -33,8 +35,35 @@ describe('the documentation page of a code, in Chromium', () => {
     expect(await row('HTTP status')).toBe('429');
     expect(await row('Retry')).toContain(CODES.rate_limited.retry);
     expect(await row('Next step')).toBe(RETRY_WORDS[CODES.rate_limited.retry].next_step);
-    // The example bodies are shown as text, not markup.
+    // The example bodies are shown as text, not markup, their type URI on the site's own origin.
     expect(text).toContain('"retry_after_seconds": 30');
+    expect(text).toContain(`"type": "${server.url}/problems/rate_limited"`);
     await page.close();
+  });
+});
+
+describe('a thrown rate_limited AgentError, in Chromium, on every adapter', () => {
+  // One page for every setup: a page of its own each cost about half a second more.
+  let page: Page;
+  beforeAll(async () => {
+    page = await browser.newPage();
+  });
+  afterAll(() => page?.close());
+
+  it.each(SETUPS)('$label: a 429 HTML page with Retry-After and Vary: Accept, and no stack', async (setup) => {
+    const site = await setup.start({ routes: ROUTES, options: {}, ownPage: setup.ownPage });
+    try {
+      const response = await page.goto(`${site.url}/slow-down`);
+      expect(response?.status()).toBe(429);
+      const headers = response!.headers();
+      expect([headers['retry-after'], headers['content-type']?.split(';')[0]]).toEqual(['30', 'text/html']);
+      expect(headers.vary?.toLowerCase()).toContain('accept');
+      expect(await page.title()).toBe(setup.ownPage ? /<title>(.*?)<\/title>/.exec(APP_PAGE)![1] : CODES.rate_limited.title);
+      const text = await page.locator('body').innerText();
+      expect(text).not.toMatch(/\bat \S|node_modules|AgentError|\.ts:\d/);
+      if (!setup.ownPage) expect(text).toContain(CODES.rate_limited.advice);
+    } finally {
+      await site.close();
+    }
   });
 });

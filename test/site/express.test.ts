@@ -5,15 +5,13 @@ import { promisify } from 'node:util';
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateEnvelope, validateProblem } from '../../src/index.js';
-import { agentError } from '../../src/site/agent-error.js';
+import { validateProblem } from '../../src/index.js';
 import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendly } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, PROBLEM, BROWSER, SIGNED, expectBytes, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors, expectProblemOnOrigin, expectSuccessUntouched } from '../helpers/agents.js';
+import { AGENT, PROBLEM, BROWSER, expectBytes, expectEnvelope, expectRateLimited } from '../helpers/agents.js';
 
 const execFileAsync = promisify(execFile);
-const secrets: unknown[] = [];
 
 let server: TestServer;
 let plain: TestServer;
@@ -34,20 +32,10 @@ beforeAll(async () => {
     };
     push();
   });
-  app.get('/boom', () => {
-    throw new TypeError('secret db password');
-  });
-  app.get('/slow-down', () => {
-    throw agentError('rate_limited', { retryAfter: 30, message: 'Slow down' });
-  });
-  app.get('/fix', () => {
-    throw agentError('missing_field', { field: 'currency' });
-  });
-  app.get('/sold-out', (_req, res) => void res.status(404).send('<html><head><title>Sold out</title></head><body><h1>Sold out</h1></body></html>'));
   app.get('/big-error', (_req, res) => void res.status(500).send(`<title>Broken</title>${'x'.repeat(1024 * 1024)}`));
   app.use('/limited', rateLimit({ windowMs: 60_000, limit: 1, standardHeaders: 'draft-8', legacyHeaders: false }));
   app.get('/limited', (_req, res) => void res.send('ok'));
-  app.use(agentErrorHandler({ onError: (e) => secrets.push(e) }));
+  app.use(agentErrorHandler());
   server = await serve(app);
   plain = await serve(agentFriendly((_req, res) => void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')));
 });
@@ -59,15 +47,6 @@ afterAll(async () => {
 const get = (path: string, headers: Record<string, string>, base = server.url, method = 'GET') => fetch(`${base}${path}`, { headers, method });
 
 describe('AgentFriendly on Express', () => {
-  it("turns Express's own 404 page into a valid envelope for an agent", async () => {
-    const res = await get('/nowhere', AGENT);
-    await expectEnvelope(res, 404, { code: 'not_found', retry: 'no' });
-  });
-
-  it('gives problem details to an agent that asks for them, with a type URI on its own origin', async () => {
-    await expectProblemOnOrigin(get, server.url);
-  });
-
   it("gives a browser Express's own 404 page, byte for byte", async () => {
     const bare = express();
     const direct = await serve(bare);
@@ -78,18 +57,6 @@ describe('AgentFriendly on Express', () => {
     expect(await res.text()).toBe(expected);
   });
 
-  it('never shows the text of a thrown error to an agent or a browser, and hands it to onError', async () => {
-    for (const headers of [AGENT, PROBLEM, BROWSER, SIGNED]) {
-      const res = await get('/boom', headers);
-      const text = await expectNoLeak(res);
-    }
-    expect(secrets.some((e) => e instanceof TypeError && e.message === 'secret db password')).toBe(true);
-  });
-
-  it('renders a thrown AgentError with its delay in the body and Retry-After, from one number', async () => {
-    await expectThrownAgentErrors(get);
-  });
-
   it('turns an express-rate-limit 429 into rate_limited with its delay in the body and Retry-After', async () => {
     await get('/limited', AGENT);
     const res = await get('/limited', AGENT);
@@ -97,17 +64,8 @@ describe('AgentFriendly on Express', () => {
     expect(res.headers.get('ratelimit')).toMatch(/r=0/);
   });
 
-  it('reads a sold-out page as out_of_stock, with the status the contract gives it', async () => {
-    await expectSoldOut(get);
-    expect(await (await get('/sold-out', BROWSER)).text()).toContain('<h1>Sold out</h1>');
-  });
-
   it('streams a 10 MB success to an agent unchanged', async () => {
     await expectBytes(await get('/stream', AGENT), new Uint8Array(Buffer.alloc(10 * 1024 * 1024, 7)));
-  });
-
-  it('passes a JSON success through to an agent as the app sent it', async () => {
-    await expectSuccessUntouched(get);
   });
 
   it('converts a 1 MB error page from its first bufferBytes', async () => {
@@ -115,13 +73,6 @@ describe('AgentFriendly on Express', () => {
     expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Broken' });
   });
 
-  it('answers HEAD with headers only', async () => {
-    await expectHeadersOnly(await get('/nowhere', AGENT, server.url, 'HEAD'), 404);
-  });
-
-  it('serves the page of each code at /problems/{code}: HTML for browsers, JSON for agents', async () => {
-    await expectDocsPages(get);
-  });
 });
 
 describe('Where the Express adapter puts its wrappers', () => {

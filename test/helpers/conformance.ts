@@ -1,0 +1,489 @@
+// The conformance table of AgentFriendly: one app, described once in neutral terms (ROUTES), built on
+// every adapter and every documented setup (SETUPS), and one list of cases (CASES) every one of them
+// must pass. test/site/conformance.test.ts runs each case against each setup. A new adapter is one
+// entry of ADAPTERS: a function that builds the app from the routes and serves it on 127.0.0.1.
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { getRequestListener } from '@hono/node-server';
+import express from 'express';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
+import { expect } from 'vitest';
+import { CODES, validateEnvelope } from '../../src/index.js';
+import { agentError, isAgentError, type AgentError } from '../../src/site/agent-error.js';
+import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
+import { agentFriendlyFastify } from '../../src/site/fastify.js';
+import { agentFriendlyFetch } from '../../src/site/fetch.js';
+import { DEFAULT_RETRY_AFTER, type AgentFriendlyOptions } from '../../src/site/friendly.js';
+import { agentErrorHandlerHono, agentFriendlyHono } from '../../src/site/hono.js';
+import { agentFriendly } from '../../src/site/node.js';
+import { escapeHtml } from '../../src/site/page.js';
+import '../../src/tools/vitest.js';
+import { AGENT, ANY, BROWSER, PROBLEM, SIGNED, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectProblemOnOrigin, expectSoldOut, expectSuccessUntouched, expectThrownAgentErrors } from './agents.js';
+import { serve } from './server.js';
+
+// ---- the app, in neutral terms ----
+
+/** A response the app writes itself: a page (any status, success or error), its body at once. */
+export interface PageRoute {
+  readonly path: string;
+  readonly kind: 'page';
+  readonly status: number;
+  readonly contentType: string;
+  readonly body: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A response the app streams, a chunk at a time. */
+export interface StreamRoute {
+  readonly path: string;
+  readonly kind: 'stream';
+  readonly status: number;
+  readonly contentType: string;
+  readonly chunks: readonly string[];
+}
+
+/** A handler that throws what `error` builds. */
+export interface ThrowRoute {
+  readonly path: string;
+  readonly kind: 'throw';
+  readonly error: () => unknown;
+}
+
+export type Route = PageRoute | StreamRoute | ThrowRoute;
+
+/** What the setups build: the routes, the adapter's options, and whether the app has an error page of its own. */
+export interface SiteSpec {
+  readonly routes: readonly Route[];
+  readonly options: AgentFriendlyOptions;
+  /** The app renders its own error page (APP_PAGE, with status 500) for every thrown error, where its framework lets it. */
+  readonly ownPage: boolean;
+}
+
+/** A site running on loopback. */
+export interface Site {
+  readonly url: string;
+  readonly close: () => Promise<void>;
+}
+
+/** The error page of an app that has one: the same for every error, and sent with a status of its own choosing. */
+export const APP_PAGE = '<!doctype html><title>Shop error</title><h1>Sorry, that did not work</h1>';
+
+/** The message of /gone's AgentError: markup and quotes a page must escape. */
+export const GONE_MESSAGE = 'Sold <b>out</b> & "gone"';
+
+const chunked = (text: string, size: number): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+
+/** A contract body the app sends itself. */
+const ALREADY = JSON.stringify({ error: { code: 'out_of_stock', message: 'Gone', field: null, retry: 'no', retry_after: null } });
+
+export const ROUTES: readonly Route[] = [
+  { path: '/ok', kind: 'page', status: 200, contentType: 'application/json', body: JSON.stringify({ items: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item ${i}` })) }) },
+  { path: '/stream', kind: 'stream', status: 200, contentType: 'application/octet-stream', chunks: chunked('0123456789abcdef'.repeat(16 * 1024), 16 * 1024) },
+  { path: '/sold-out', kind: 'page', status: 404, contentType: 'text/html', body: '<html><head><title>Sold out</title></head><body><h1>Sold out</h1></body></html>', headers: { vary: 'Origin' } },
+  { path: '/page-503', kind: 'page', status: 503, contentType: 'text/html', body: '<!doctype html><title>Down for maintenance</title><h1>Down for maintenance</h1>' },
+  { path: '/page-429', kind: 'page', status: 429, contentType: 'text/html', body: '<!doctype html><title>Slow down</title>', headers: { 'retry-after': '12' } },
+  { path: '/page-400', kind: 'page', status: 400, contentType: 'text/html', body: '<!doctype html><title>Bad request</title>' },
+  { path: '/json-409', kind: 'page', status: 409, contentType: 'application/json', body: JSON.stringify({ message: 'Order changed' }) },
+  { path: '/text-403', kind: 'page', status: 403, contentType: 'text/plain', body: 'Members only' },
+  { path: '/stray', kind: 'page', status: 404, contentType: 'text/html', body: '<title>Withdrawn</title>', headers: { 'retry-after': '5' } },
+  { path: '/already', kind: 'page', status: 409, contentType: 'application/json', body: ALREADY },
+  { path: '/stream-error', kind: 'stream', status: 500, contentType: 'text/html', chunks: ['<html><head><title>Broken stream</title></head><body>', ...chunked('x'.repeat(64 * 1024), 8 * 1024), '</body></html>'] },
+  { path: '/slow-down', kind: 'throw', error: () => agentError('rate_limited', { retryAfter: 30, message: 'Slow down' }) },
+  { path: '/fix', kind: 'throw', error: () => agentError('missing_field', { field: 'currency' }) },
+  { path: '/gone', kind: 'throw', error: () => agentError('out_of_stock', { message: GONE_MESSAGE }) },
+  { path: '/boom', kind: 'throw', error: () => new TypeError('secret db password') },
+];
+
+const routeAt = (routes: readonly Route[], url: string): Route | undefined => routes.find((route) => route.path === url.split('?', 1)[0]);
+const webStream = (chunks: readonly string[]): ReadableStream<Uint8Array> => Readable.toWeb(Readable.from(chunks.map((c) => Buffer.from(c)))) as ReadableStream<Uint8Array>;
+
+// ---- the adapters ----
+
+/** One way to run AgentFriendly; `ownPage` when its framework has an error page an app configures. */
+export interface Adapter {
+  readonly name: string;
+  readonly ownPage?: boolean;
+  readonly start: (spec: SiteSpec) => Promise<Site>;
+}
+
+/** The same routes as a Fetch API app: a switch over the path, the app's own 404 for any other. */
+function fetchApp(routes: readonly Route[]) {
+  return (request: Request): Response => {
+    const route = routeAt(routes, new URL(request.url).pathname);
+    if (route === undefined) return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } });
+    if (route.kind === 'throw') throw route.error();
+    const body = route.kind === 'page' ? route.body : webStream(route.chunks);
+    return new Response(body, { status: route.status, headers: { 'content-type': route.contentType, ...(route.kind === 'page' ? route.headers : {}) } });
+  };
+}
+
+/** The same routes on Hono, after what `app` has already (a middleware). */
+function honoApp(routes: readonly Route[], app = new Hono()): Hono {
+  for (const route of routes) {
+    app.get(route.path, (c) => {
+      if (route.kind === 'throw') throw route.error();
+      const headers = { 'content-type': route.contentType, ...(route.kind === 'page' ? route.headers : {}) };
+      return c.body(route.kind === 'page' ? route.body : webStream(route.chunks), route.status as 200, headers);
+    });
+  }
+  return app;
+}
+
+const ADAPTERS: readonly Adapter[] = [
+  {
+    name: 'node:http',
+    async start({ routes, options }) {
+      const listener = agentFriendly((req, res) => {
+        const route = routeAt(routes, req.url ?? '/');
+        if (route === undefined) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+        if (route.kind === 'throw') throw route.error();
+        res.writeHead(route.status, { 'content-type': route.contentType, ...(route.kind === 'page' ? route.headers : {}) });
+        if (route.kind === 'page') return void res.end(route.body);
+        void (async () => {
+          for (const chunk of route.chunks) await new Promise<void>((resolve) => res.write(chunk, () => resolve()));
+          res.end();
+        })();
+      }, options);
+      // The app's last resort for what its listener throws, as a node:http app has one.
+      const lastResort = (res: ServerResponse): void => {
+        if (res.headersSent) return void res.destroy();
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('Internal Server Error');
+      };
+      return serve((req, res) => {
+        try {
+          const result = listener(req, res);
+          if (result instanceof Promise) result.catch(() => lastResort(res));
+        } catch {
+          lastResort(res);
+        }
+      });
+    },
+  },
+  {
+    name: 'Express',
+    ownPage: true,
+    async start({ routes, options, ownPage }) {
+      const app = express();
+      app.use(agentFriendlyExpress(options));
+      for (const route of routes) {
+        app.get(route.path, (_req, res) => {
+          if (route.kind === 'throw') throw route.error();
+          res.status(route.status).set({ 'content-type': route.contentType, ...(route.kind === 'page' ? route.headers : {}) });
+          if (route.kind === 'page') return void res.send(route.body);
+          void (async () => {
+            for (const chunk of route.chunks) await new Promise<void>((resolve) => res.write(chunk, () => resolve()));
+            res.end();
+          })();
+        });
+      }
+      app.use(agentErrorHandler(options));
+      if (ownPage) app.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(500).type('html').send(APP_PAGE));
+      return serve(app);
+    },
+  },
+  {
+    name: 'Fastify',
+    ownPage: true,
+    async start({ routes, options, ownPage }) {
+      const app = Fastify();
+      await app.register(agentFriendlyFastify, options);
+      // The app's routes in a scope of their own, with its error handler there when it has one, as a Fastify app sets one.
+      await app.register(async (scope) => {
+        if (ownPage) scope.setErrorHandler((_error, _request, reply) => reply.code(500).type('text/html; charset=utf-8').send(APP_PAGE));
+        for (const route of routes) {
+          scope.get(route.path, (_request, reply) => {
+            if (route.kind === 'throw') throw route.error();
+            reply.code(route.status).headers({ 'content-type': route.contentType, ...(route.kind === 'page' ? route.headers : {}) });
+            return reply.send(route.kind === 'page' ? route.body : Readable.from(route.chunks));
+          });
+        }
+      });
+      const url = await app.listen({ port: 0, host: '127.0.0.1' });
+      return { url, close: () => app.close() };
+    },
+  },
+  {
+    name: 'Hono, with agentFriendlyHono',
+    ownPage: true,
+    async start({ routes, options, ownPage }) {
+      const app = honoApp(routes, new Hono().use(agentFriendlyHono(options)));
+      if (ownPage) app.onError((_error, c) => c.html(APP_PAGE, 500));
+      return serve(getRequestListener(app.fetch));
+    },
+  },
+  {
+    name: 'Hono, agentFriendlyFetch around app.fetch and agentErrorHandlerHono',
+    async start({ routes, options }) {
+      const app = honoApp(routes);
+      app.onError(agentErrorHandlerHono(options));
+      return serve(getRequestListener(agentFriendlyFetch(app.fetch, options)));
+    },
+  },
+  {
+    name: "Hono, node:http's agentFriendly around @hono/node-server's listener and agentErrorHandlerHono",
+    async start({ routes, options }) {
+      const app = honoApp(routes);
+      app.onError(agentErrorHandlerHono(options));
+      return serve(agentFriendly(getRequestListener(app.fetch), options));
+    },
+  },
+  {
+    name: 'Fetch handler',
+    async start({ routes, options }) {
+      return serve(getRequestListener(agentFriendlyFetch(fetchApp(routes), options), { overrideGlobalObjects: false }));
+    },
+  },
+];
+
+/** Every adapter, and again with the app's own error page where its framework has one. */
+export const SETUPS: readonly (Adapter & { readonly label: string; readonly ownPage: boolean })[] = ADAPTERS.flatMap((adapter) => [
+  { ...adapter, label: adapter.name, ownPage: false },
+  ...(adapter.ownPage ? [{ ...adapter, label: `${adapter.name}, with the app's own error page`, ownPage: true }] : []),
+]);
+
+// ---- the cases ----
+
+/** A running setup, as the cases see it. */
+export interface Running {
+  readonly url: string;
+  readonly ownPage: boolean;
+  readonly get: (path: string, headers: Record<string, string>, method?: string) => Promise<Response>;
+  /** What onError was handed. */
+  readonly heard: readonly unknown[];
+  /** What console.error was called with, a list of arguments per call. */
+  readonly logged: () => readonly (readonly unknown[])[];
+}
+
+export interface Case {
+  readonly name: string;
+  readonly run: (site: Running) => Promise<void>;
+}
+
+/** The Vary tokens of a response, lower case. */
+export const varyOf = (res: Response): string[] => (res.headers.get('vary') ?? '').split(',').map((t) => t.trim().toLowerCase()).filter(Boolean);
+
+/** A browser's error page: Accept in its Vary, once, beside what the app set. */
+function expectVaried(res: Response, ...also: string[]): void {
+  expect(varyOf(res).sort()).toEqual(['accept', ...also].sort());
+}
+
+/** An agent's answer that keeps the whole contract (status, content type, body, Retry-After, violations). */
+async function expectContract(res: Response, code?: string): Promise<void> {
+  await expect(res).toSatisfyAgentContract(code === undefined ? {} : { code: code as never });
+}
+
+/** A stack trace, in any of the shapes a page could show one. */
+const STACK = /\n\s*at |node_modules|\.[cm]?[jt]s:\d+|AgentError|TypeError/;
+
+/** The route's AgentError, built again to compare with. */
+const thrownAt = (path: string): AgentError => (ROUTES.find((r) => r.path === path) as ThrowRoute).error() as AgentError;
+
+/** A browser's page for a thrown AgentError: its status, Retry-After and Vary, HTML, the app's own page or the catalog's, and no stack. */
+async function expectPage(res: Response, path: string, ownPage: boolean, method = 'GET'): Promise<void> {
+  const error = thrownAt(path);
+  expect(res.status).toBe(CODES[error.code as keyof typeof CODES].status);
+  expect(res.headers.get('retry-after')).toBe(error.retryAfter === null ? null : String(error.retryAfter));
+  expectVaried(res);
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  const text = await res.text();
+  if (method === 'HEAD') return void expect(text).toBe('');
+  expect(text).not.toMatch(STACK);
+  if (ownPage) return void expect(text).toBe(APP_PAGE);
+  const entry = CODES[error.code as keyof typeof CODES];
+  expect(text).toContain(`<title>${escapeHtml(entry.title)}</title>`);
+  expect(text).toContain(escapeHtml(entry.advice));
+  expect(text).toContain(`href="/problems/${error.code}"`);
+  if (error.message !== entry.title) expect(text).toContain(escapeHtml(error.message));
+  if (error.field !== null) expect(text).toContain(`<code>${error.field}</code>`);
+}
+
+/** The app's page for `path`, as it wrote it, Accept merged into its Vary. */
+async function expectAppPage(res: Response, path: string): Promise<void> {
+  const route = ROUTES.find((r) => r.path === path) as PageRoute | StreamRoute;
+  expect(res.status).toBe(route.status);
+  expect(res.headers.get('content-type')?.split(';')[0]).toBe(route.contentType);
+  expectVaried(res, ...(route.kind === 'page' && route.headers?.vary ? [route.headers.vary.toLowerCase()] : []));
+  expect(await res.text()).toBe(route.kind === 'page' ? route.body : route.chunks.join(''));
+}
+
+export const CASES: readonly Case[] = [
+  {
+    name: 'a success reaches an agent exactly as a browser, and gets no Vary',
+    async run({ get }) {
+      await expectSuccessUntouched(get);
+      for (const headers of [AGENT, BROWSER]) expect((await get('/ok', headers)).headers.get('vary')).toBeNull();
+    },
+  },
+  {
+    name: 'a streamed success reaches an agent and a browser whole',
+    async run({ get }) {
+      const route = ROUTES.find((r) => r.path === '/stream') as StreamRoute;
+      for (const headers of [AGENT, BROWSER]) expect(await (await get('/stream', headers)).text()).toBe(route.chunks.join(''));
+    },
+  },
+  {
+    name: "the framework's own 404: not_found for an agent (problem details on the site's origin when asked), its own page for a browser, with Vary: Accept",
+    async run({ url, get }) {
+      const agent = await get('/nowhere', AGENT);
+      await expectContract(agent, 'not_found');
+      await expectEnvelope(agent, 404, { code: 'not_found', retry: 'no' });
+      await expectProblemOnOrigin(get, url);
+      for (const headers of [BROWSER, ANY]) {
+        const browser = await get('/nowhere', headers);
+        expect(browser.status).toBe(404);
+        expectVaried(browser);
+      }
+    },
+  },
+  {
+    name: "an app's HTML error page: converted for an agent, with the catalog's status; the same bytes for a browser, Accept merged into its Vary",
+    async run({ get }) {
+      await expectContract(await expectSoldOut(get), 'out_of_stock');
+      for (const headers of [BROWSER, ANY]) await expectAppPage(await get('/sold-out', headers), '/sold-out');
+    },
+  },
+  {
+    name: `a 503 page that names no delay: temporarily_unavailable, waiting the default ${DEFAULT_RETRY_AFTER} s in the body and in Retry-After`,
+    async run({ get }) {
+      const agent = await get('/page-503', AGENT);
+      expect(agent.headers.get('retry-after')).toBe(String(DEFAULT_RETRY_AFTER));
+      await expectContract(agent, 'temporarily_unavailable');
+      await expectEnvelope(agent, 503, { code: 'temporarily_unavailable', retry: 'after_delay', retry_after: DEFAULT_RETRY_AFTER, message: 'Down for maintenance' });
+      const problem = await get('/page-503', PROBLEM);
+      await expectContract(problem, 'temporarily_unavailable');
+      expect(await problem.json()).toMatchObject({ retry_after_seconds: DEFAULT_RETRY_AFTER });
+      await expectAppPage(await get('/page-503', BROWSER), '/page-503');
+    },
+  },
+  {
+    name: "a 429 page's own Retry-After is the delay",
+    async run({ get }) {
+      const agent = await get('/page-429', AGENT);
+      expect(agent.headers.get('retry-after')).toBe('12');
+      await expectContract(agent, 'rate_limited');
+      await expectEnvelope(agent, 429, { code: 'rate_limited', retry_after: 12 });
+      const browser = await get('/page-429', BROWSER);
+      expect(browser.headers.get('retry-after')).toBe('12');
+      await expectAppPage(browser, '/page-429');
+    },
+  },
+  {
+    name: 'a JSON error body and a plain-text error page are converted too',
+    async run({ get }) {
+      for (const [path, code, message] of [['/json-409', 'conflict', 'Order changed'], ['/text-403', 'not_allowed', 'Members only']] as const) {
+        for (const headers of [AGENT, PROBLEM]) await expectContract(await get(path, headers), code);
+        await expectEnvelope(await get(path, AGENT), CODES[code].status, { code, message });
+        await expectAppPage(await get(path, BROWSER), path);
+      }
+    },
+  },
+  {
+    name: 'a 400 page that names no field: invalid_input, valid as received (validateEnvelope with { received: true }), since no field can be named',
+    async run({ get }) {
+      const res = await get('/page-400', AGENT);
+      expect(res.status).toBe(400);
+      const body = await res.json();
+      expect(body.error).toMatchObject({ code: 'invalid_input', field: null, retry: 'fix_input' });
+      expect(validateEnvelope(body, { received: true }).errors).toEqual([]);
+      await expectAppPage(await get('/page-400', BROWSER), '/page-400');
+    },
+  },
+  {
+    name: "an error that does not wait loses the app's stray Retry-After for an agent, so the answer keeps the contract; a browser's page keeps it",
+    async run({ get }) {
+      const agent = await get('/stray', AGENT);
+      expect(agent.headers.get('retry-after')).toBeNull();
+      await expectContract(agent, 'not_found');
+      const browser = await get('/stray', BROWSER);
+      expect(browser.headers.get('retry-after')).toBe('5');
+      await expectAppPage(browser, '/stray');
+    },
+  },
+  {
+    name: 'a body already in this contract goes out as the app sent it',
+    async run({ get }) {
+      const agent = await get('/already', AGENT);
+      await expectContract(agent, 'out_of_stock');
+      expect([agent.status, await agent.text()]).toEqual([409, ALREADY]);
+      await expectAppPage(await get('/already', BROWSER), '/already');
+    },
+  },
+  {
+    name: 'a streamed error page: converted from what was read for an agent, streamed whole to a browser',
+    async run({ get }) {
+      const agent = await get('/stream-error', AGENT);
+      await expectContract(agent, 'internal');
+      await expectEnvelope(agent, 500, { code: 'internal', message: 'Broken stream' });
+      await expectAppPage(await get('/stream-error', BROWSER), '/stream-error');
+    },
+  },
+  {
+    name: 'a thrown AgentError (a wait, a fix_input with its field, a no) reaches an agent as that error, in the contract',
+    async run({ get }) {
+      await expectThrownAgentErrors(get);
+      for (const [path, code] of [['/slow-down', 'rate_limited'], ['/fix', 'missing_field'], ['/gone', 'out_of_stock']] as const) {
+        for (const headers of [AGENT, PROBLEM, SIGNED]) await expectContract(await get(path, headers), code);
+      }
+      expect((await (await get('/gone', AGENT)).json()).error.message).toBe(GONE_MESSAGE);
+    },
+  },
+  {
+    name: "a thrown AgentError reaches a browser with its status, Retry-After and Vary: Accept, as the app's own error page or the catalog's, escaped and without a stack",
+    async run({ get, ownPage }) {
+      for (const path of ['/slow-down', '/fix', '/gone']) for (const headers of [BROWSER, ANY]) await expectPage(await get(path, headers), path, ownPage);
+      if (!ownPage) expect(await (await get('/gone', BROWSER)).text()).not.toContain('<b>');
+    },
+  },
+  {
+    name: 'a thrown error that is not an AgentError: internal for an agent, handed to onError, its text shown to no one',
+    async run({ get, heard }) {
+      const before = heard.length;
+      for (const headers of [AGENT, PROBLEM, SIGNED]) {
+        const res = await get('/boom', headers);
+        await expectContract(res, 'internal');
+        await expectNoLeak(res);
+      }
+      for (const headers of [BROWSER, ANY]) expect(await expectNoLeak(await get('/boom', headers))).not.toMatch(STACK);
+      expect(heard.slice(before).filter((e) => e instanceof TypeError && e.message === 'secret db password').length).toBeGreaterThanOrEqual(3);
+    },
+  },
+  {
+    name: 'a thrown AgentError is an expected outcome: neither onError nor console.error hears of it',
+    async run({ get, heard, logged }) {
+      for (const path of ['/slow-down', '/fix', '/gone']) for (const headers of [AGENT, PROBLEM, BROWSER]) await (await get(path, headers)).arrayBuffer();
+      expect(heard.filter(isAgentError)).toEqual([]);
+      expect(logged().filter((args) => args.some((a) => isAgentError(a) || String(a).includes('AgentError')))).toEqual([]);
+    },
+  },
+  {
+    name: "HEAD gets headers only: an agent's converted and thrown errors, a browser's AgentError page, a documentation page",
+    async run({ get, ownPage }) {
+      await expectHeadersOnly(await get('/nowhere', AGENT, 'HEAD'), 404);
+      await expectHeadersOnly(await get('/boom', AGENT, 'HEAD'), 500);
+      const wait = await get('/slow-down', AGENT, 'HEAD');
+      expect(wait.headers.get('retry-after')).toBe('30');
+      await expectHeadersOnly(wait, 429);
+      await expectPage(await get('/slow-down', BROWSER, 'HEAD'), '/slow-down', ownPage, 'HEAD');
+      const docs = await get('/problems/rate_limited', BROWSER, 'HEAD');
+      expect([docs.status, docs.headers.get('content-type'), await docs.text()]).toEqual([200, 'text/html; charset=utf-8', '']);
+    },
+  },
+  {
+    name: "the documentation pages: HTML with the site's own origin in its example for a browser, the catalog entry for an agent, both with Vary: Accept; an unknown code is the app's 404",
+    async run({ url, get }) {
+      await expectDocsPages(get);
+      const html = await get('/problems/rate_limited', BROWSER);
+      expectVaried(html);
+      const page = await html.text();
+      expect(page).toContain(`&quot;type&quot;: &quot;${url}/problems/rate_limited&quot;`);
+      expect(page).not.toContain('api.example.com');
+      const json = await get('/problems/rate_limited', AGENT);
+      expectVaried(json);
+      const entry = await json.text();
+      expect(JSON.parse(entry)).toEqual({ code: 'rate_limited', ...CODES.rate_limited });
+      expect(entry).not.toContain('api.example.com');
+      expectVaried(await get('/problems/not_a_code', BROWSER));
+    },
+  },
+];
