@@ -1,5 +1,5 @@
 // npm start: a small shop on a loopback port, its endpoints failing the seed's four ways in every
-// dialect, wrapped in AgentFriendly; this package's agent client and the three policies run against
+// dialect, its own pages behind AgentFriendly; this package's agent client and the three policies run against
 // it over real HTTP, on a real clock shortened by `scale`.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,26 +12,29 @@ import { DIALECTS, type Dialect, type WireResponse } from '../core/dialects.js';
 import { agentFriendly } from '../site/node.js';
 import { demoTables, FAILURES, formatTables, scriptedService, type DemoTable, type FailureName } from './demo.js';
 
-/** The shop: `/{dialect}/{failure}?run=ID` answers as the scripted service, timed per run; anything else is the shop's own 404 page. */
+/**
+ * The shop: `/{dialect}/{failure}?run=ID` answers as the scripted service, timed per run; anything
+ * else is the shop's own 404 page, behind AgentFriendly. The dialects go out as the scripted service
+ * writes them, to agents too: they are what the experiment compares, and AgentFriendly would give a
+ * wait that names no delay its own (retryAfter), which the vague and Stripe dialects must not have.
+ */
 export async function startShop(scale: number): Promise<{ url: string; server: Server }> {
   const started = new Map<string, number>();
-  const server = createServer(
-    agentFriendly((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://shop.local');
-      const [, dialect, failure] = url.pathname.split('/') as [string, Dialect, FailureName];
-      if (!(DIALECTS as readonly string[]).includes(dialect) || !Object.hasOwn(FAILURES, failure)) {
-        res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
-        res.end('<!doctype html><html><head><title>Page not found - Example Shop</title></head><body><h1>We could not find that page</h1></body></html>');
-        return;
-      }
-      const run = url.searchParams.get('run') ?? '';
-      if (!started.has(run)) started.set(run, Date.now());
-      const elapsed = (Date.now() - started.get(run)!) / 1000 / scale;
-      const reply = scriptedService(failure, dialect, elapsed);
-      res.writeHead(reply.status, reply.headers);
-      res.end(reply.body);
-    }),
-  );
+  const notFound = agentFriendly((_req, res) => {
+    res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
+    res.end('<!doctype html><html><head><title>Page not found - Example Shop</title></head><body><h1>We could not find that page</h1></body></html>');
+  });
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://shop.local');
+    const [, dialect, failure] = url.pathname.split('/') as [string, Dialect, FailureName];
+    if (!(DIALECTS as readonly string[]).includes(dialect) || !Object.hasOwn(FAILURES, failure)) return notFound(req, res);
+    const run = url.searchParams.get('run') ?? '';
+    if (!started.has(run)) started.set(run, Date.now());
+    const elapsed = (Date.now() - started.get(run)!) / 1000 / scale;
+    const reply = scriptedService(failure, dialect, elapsed);
+    res.writeHead(reply.status, reply.headers);
+    res.end(reply.body);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
 }
