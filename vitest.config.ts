@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import type { Reporter, TestModule } from 'vitest/node';
 
 /** Ends the run with a plain "N passed, N failed" line that any CI log reader understands. */
@@ -13,6 +13,8 @@ const plainSummary: Reporter = {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // A real Next.js build and server, a minute or two: run by npm run test:next (vitest.next.config.ts).
+    exclude: [...configDefaults.exclude, 'test/next/**'],
     globalSetup: ['test/setup/redis.ts'],
     testTimeout: 30_000,
     reporters: ['default', plainSummary],

@@ -29,6 +29,9 @@ export const BUDGETED = [
   { subpath: './site/fetch', file: 'dist/src/site/entries/fetch.js', budget: SITE_BUDGET_BYTES },
   { subpath: './site/fastify', file: 'dist/src/site/fastify.js', budget: SITE_BUDGET_BYTES },
   { subpath: './site/hono', file: 'dist/src/site/hono.js', budget: SITE_BUDGET_BYTES },
+  { subpath: './site/koa', file: 'dist/src/site/koa.js', budget: SITE_BUDGET_BYTES },
+  { subpath: './site/nest', file: 'dist/src/site/nest.js', budget: SITE_BUDGET_BYTES },
+  { subpath: './site/next', file: 'dist/src/site/next.js', budget: SITE_BUDGET_BYTES },
 ] as const;
 
 /** One module's share of a bundle. */

@@ -11,7 +11,7 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 const PROBE = `
 import { createRequire } from 'node:module';
 const out = {};
-for (const sub of ['', '/site', '/site/node', '/site/express', '/site/fetch', '/site/fastify', '/site/hono', '/agent', '/agent/fetcher', '/agent/mcp', '/agent/undici', '/agent/got', '/agent/axios', '/agent/redis', '/agent/disk', '/agent/loop', '/lint', '/vitest']) {
+for (const sub of ['', '/site', '/site/node', '/site/express', '/site/fetch', '/site/fastify', '/site/hono', '/site/koa', '/site/nest', '/site/next', '/agent', '/agent/fetcher', '/agent/mcp', '/agent/undici', '/agent/got', '/agent/axios', '/agent/redis', '/agent/disk', '/agent/loop', '/lint', '/vitest']) {
   out['.' + sub] = Object.keys(await import('@agent-index/errors' + sub)).sort();
 }
 out['./openapi.json'] = (await import('@agent-index/errors/openapi.json', { with: { type: 'json' } })).default.openapi;
@@ -47,6 +47,10 @@ describe('the exports map', () => {
     expect(resolved['./site/fetch']).toEqual(['agentFriendlyFetch', 'readCapped']);
     expect(resolved['./site/fastify']).toEqual(['agentFriendlyFastify']);
     expect(resolved['./site/hono']).toEqual(['agentErrorHandlerHono', 'agentFriendlyHono']);
+    expect(resolved['./site/koa']).toEqual(['agentFriendlyKoa']);
+    expect(resolved['./site/nest']).toEqual(expect.arrayContaining(['AgentErrorsFilter', 'AgentErrorsModule']));
+    expect(resolved['./site/next']).toEqual(expect.arrayContaining(['agentErrorsDocs', 'withAgentErrors']));
+    expect(resolved['./site']).toContain('translateUpstream');
   });
 
   it("serves an agent's hot path from /agent, and the stores that need a server or a native module and the experiment from subpaths of their own", () => {

@@ -2,12 +2,18 @@
 // every adapter and every documented setup (SETUPS), and one list of cases (CASES) every one of them
 // must pass. test/site/conformance.test.ts runs each case against each setup. A new adapter is one
 // entry of ADAPTERS: a function that builds the app from the routes and serves it on 127.0.0.1.
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import express from 'express';
 import Fastify from 'fastify';
+import { Controller, Get, Module, Res, type DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Hono } from 'hono';
+import Koa from 'koa';
 import { expect } from 'vitest';
 import { CODES, validateEnvelope } from '../../src/index.js';
 import { agentError, isAgentError, type AgentError } from '../../src/site/agent-error.js';
@@ -16,6 +22,8 @@ import { agentFriendlyFastify } from '../../src/site/fastify.js';
 import { agentFriendlyFetch } from '../../src/site/fetch.js';
 import { DEFAULT_RETRY_AFTER, type AgentFriendlyOptions } from '../../src/site/friendly.js';
 import { agentErrorHandlerHono, agentFriendlyHono } from '../../src/site/hono.js';
+import { agentFriendlyKoa } from '../../src/site/koa.js';
+import { AgentErrorsModule } from '../../src/site/nest.js';
 import { agentFriendly } from '../../src/site/node.js';
 import { escapeHtml } from '../../src/site/page.js';
 import '../../src/tools/vitest.js';
@@ -130,6 +138,53 @@ function honoApp(routes: readonly Route[], app = new Hono()): Hono {
   return app;
 }
 
+/** The little a route uses of a Fastify reply (`raw`, code, headers, send) or an Express response (status, set, send). */
+interface PlatformResponse {
+  readonly raw?: unknown;
+  code(status: number): PlatformResponse;
+  status(status: number): PlatformResponse;
+  headers(headers: Record<string, string>): PlatformResponse;
+  set(headers: Record<string, string>): PlatformResponse;
+  send(body: unknown): unknown;
+}
+
+/**
+ * The same routes as a NestJS module: a controller with a method a route, each writing its page
+ * through the platform's own response (`@Res()`), after the module `imports`. Nest's decorators are
+ * applied as functions, since the repository compiles without experimentalDecorators.
+ */
+function nestModule(routes: readonly Route[], imports: DynamicModule[]): object {
+  class RoutesController {}
+  const prototype = RoutesController.prototype as Record<string, unknown>;
+  routes.forEach((route, i) => {
+    const key = `route${i}`;
+    prototype[key] = (res: PlatformResponse) => {
+      if (route.kind === 'throw') throw route.error();
+      const headers = { 'content-type': route.contentType, ...(route.kind === 'page' ? route.headers : {}) };
+      const body = route.kind === 'page' ? route.body : Readable.from(route.chunks);
+      // A Fastify reply sends a string or a stream; an Express response sends a string, and is piped a stream.
+      if (res.raw !== undefined) return void res.code(route.status).headers(headers).send(body);
+      res.status(route.status).set(headers);
+      if (typeof body === 'string') return void res.send(body);
+      body.pipe(res as unknown as NodeJS.WritableStream);
+    };
+    Get(route.path)(prototype, key, Object.getOwnPropertyDescriptor(prototype, key)!);
+    Res()(prototype, key, 0);
+  });
+  Controller()(RoutesController);
+  class AppModule {}
+  Module({ imports, controllers: [RoutesController] })(AppModule);
+  return AppModule;
+}
+
+/** A Nest app of the routes on a platform, listening on loopback. */
+async function startNest(routes: readonly Route[], options: AgentFriendlyOptions, platform: ExpressAdapter | FastifyAdapter): Promise<Site> {
+  const app = await NestFactory.create(nestModule(routes, [AgentErrorsModule.forRoot(options)]) as never, platform, { logger: false, forceCloseConnections: true });
+  await app.listen(0, '127.0.0.1');
+  const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
+
 const ADAPTERS: readonly Adapter[] = [
   {
     name: 'node:http',
@@ -233,6 +288,31 @@ const ADAPTERS: readonly Adapter[] = [
     async start({ routes, options }) {
       return serve(getRequestListener(agentFriendlyFetch(fetchApp(routes), options), { overrideGlobalObjects: false }));
     },
+  },
+  {
+    name: 'Koa',
+    async start({ routes, options }) {
+      const app = new Koa();
+      app.use(agentFriendlyKoa(options));
+      // The routes as one middleware; a path it does not know falls through to Koa's own 404.
+      app.use(async (ctx, next) => {
+        const route = routeAt(routes, ctx.path);
+        if (route === undefined) return next();
+        if (route.kind === 'throw') throw route.error();
+        ctx.status = route.status;
+        ctx.set({ 'content-type': route.contentType, ...(route.kind === 'page' ? route.headers : {}) });
+        ctx.body = route.kind === 'page' ? route.body : Readable.from(route.chunks);
+      });
+      return serve(app.callback());
+    },
+  },
+  {
+    name: 'NestJS, Express platform',
+    start: ({ routes, options }) => startNest(routes, options, new ExpressAdapter()),
+  },
+  {
+    name: 'NestJS, Fastify platform',
+    start: ({ routes, options }) => startNest(routes, options, new FastifyAdapter()),
   },
 ];
 

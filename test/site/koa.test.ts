@@ -1,0 +1,107 @@
+// AgentFriendly for Koa beyond the conformance table: ctx.throw, a body Koa sends as JSON, the buffer
+// cap on a streamed error, a failing stream, and Koa's error event, on one app over loopback.
+import { Readable } from 'node:stream';
+import createError from 'http-errors';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentError, isAgentError } from '../../src/site/agent-error.js';
+import { agentFriendlyKoa } from '../../src/site/koa.js';
+import { AGENT, BROWSER, CHUNK, counted, expectCappedError, expectEnvelope, expectRateLimited } from '../helpers/agents.js';
+import { serve, type TestServer } from '../helpers/server.js';
+
+const CAP = 32 * 1024;
+const heard: unknown[] = [];
+const events: unknown[] = [];
+let stats = { pulled: 0, cancelled: false };
+let server: TestServer;
+
+beforeAll(async () => {
+  const app = new Koa();
+  app.on('error', (error: unknown) => events.push(error));
+  app.use(agentFriendlyKoa({ bufferBytes: CAP, onError: (error) => heard.push(error) }));
+  app.use(async (ctx) => {
+    switch (ctx.path) {
+      case '/limited':
+        return ctx.throw(429, 'Slow down', { headers: { 'retry-after': '7', 'x-ratelimit-remaining': '0' } });
+      case '/down':
+        return ctx.throw(503);
+      case '/exposed':
+        throw createError(500, 'secret exposed', { expose: true });
+      case '/json': {
+        ctx.status = 409;
+        ctx.body = { message: 'Order changed' };
+        return;
+      }
+      case '/big': {
+        const body = counted(4 * CAP, '<title>Broken stream</title>');
+        stats = body.stats;
+        ctx.status = 500;
+        ctx.type = 'html';
+        ctx.body = body.stream;
+        return;
+      }
+      case '/failing': {
+        ctx.status = 502;
+        ctx.type = 'html';
+        ctx.body = Readable.from(
+          (async function* () {
+            yield '<title>Bad gateway</title>';
+            throw new Error('upstream reset');
+          })(),
+        );
+        return;
+      }
+      case '/gone':
+        throw agentError('out_of_stock');
+    }
+  });
+  server = await serve(app.callback());
+});
+afterAll(() => server?.close());
+
+const get = (path: string, headers: Record<string, string>) => fetch(server.url + path, { headers });
+
+describe('AgentFriendly for Koa', () => {
+  it("ctx.throw(429) with headers: rate_limited for an agent, the error's own headers kept; Koa's text for a browser, with Vary: Accept", async () => {
+    const agent = await get('/limited', AGENT);
+    expect(agent.headers.get('retry-after')).toBe('7');
+    expect(agent.headers.get('x-ratelimit-remaining')).toBe('0');
+    await expectRateLimited(agent);
+    const browser = await get('/limited', BROWSER);
+    expect([browser.status, browser.headers.get('vary'), browser.headers.get('retry-after'), await browser.text()]).toEqual([429, 'Accept', '7', 'Slow down']);
+  });
+
+  it('ctx.throw(503) is the app saying it is down, not a failure of the code: temporarily_unavailable with a delay', async () => {
+    await expectEnvelope(await get('/down', AGENT), 503, { code: 'temporarily_unavailable', retry: 'after_delay', retry_after: 60 });
+    expect(await (await get('/down', BROWSER)).text()).toBe('Service Unavailable');
+  });
+
+  it('an error with an exposed message and a 5xx status never shows it to anyone', async () => {
+    for (const headers of [AGENT, BROWSER]) {
+      const res = await get('/exposed', headers);
+      expect(res.status).toBe(500);
+      expect(await res.text()).not.toContain('secret');
+    }
+  });
+
+  it('a body Koa sends as JSON is read as one', async () => {
+    await expectEnvelope(await get('/json', AGENT), 409, { code: 'conflict', message: 'Order changed' });
+    expect(await (await get('/json', BROWSER)).json()).toEqual({ message: 'Order changed' });
+  });
+
+  it('a streamed error is converted from its first bufferBytes; the rest is never read', async () => {
+    await expectCappedError(await get('/big', AGENT), () => stats, CAP);
+    expect(CAP).toBeGreaterThan(CHUNK);
+  });
+
+  it('a stream that fails is converted from what was read, and its error reaches onError', async () => {
+    const before = heard.length;
+    await expectEnvelope(await get('/failing', AGENT), 500, { code: 'internal', message: 'Bad gateway' });
+    expect(heard.slice(before).map((e) => (e as Error).message)).toEqual(['upstream reset']);
+  });
+
+  it("Koa's error event never fires for an AgentError", async () => {
+    for (const headers of [AGENT, BROWSER]) expect((await get('/gone', headers)).status).toBe(409);
+    expect(events.filter(isAgentError)).toEqual([]);
+  });
+});

@@ -1,0 +1,131 @@
+// AgentFriendly for NestJS beyond the conformance table: Nest's HttpExceptions, ValidationPipe failures
+// and plain errors, on the Express and the Fastify platform, each app started once, real HTTP on loopback.
+import 'reflect-metadata';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Body, ConflictException, Controller, Get, HttpException, Module, NotFoundException, Post, ValidationPipe, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { IsEmail, IsInt, IsNotEmpty, IsString } from 'class-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CODES, validateEnvelope } from '../../src/index.js';
+import { AgentErrorsFilter, AgentErrorsModule } from '../../src/site/nest.js';
+import { AGENT, BROWSER, PROBLEM, expectEnvelope, expectNoLeak } from '../helpers/agents.js';
+
+class OrderDto {
+  declare email: string;
+  declare name: string;
+  declare qty: number;
+}
+// The decorators as TypeScript's __decorate applies `@A() @B() key` (the last first): the repository has no experimentalDecorators.
+for (const [key, rules] of [['email', [IsNotEmpty(), IsEmail()]], ['name', [IsNotEmpty(), IsString()]], ['qty', [IsInt()]]] as const) {
+  for (const rule of rules) rule(OrderDto.prototype, key);
+}
+
+class OrdersController {
+  missing(): never {
+    throw new NotFoundException('No such order');
+  }
+  conflict(): never {
+    throw new ConflictException();
+  }
+  teapot(): never {
+    throw new HttpException('Short and stout', 418);
+  }
+  boom(): never {
+    throw new TypeError('secret db password');
+  }
+  create(dto: OrderDto): { ok: boolean } {
+    return { ok: dto !== undefined };
+  }
+}
+const route = (key: keyof OrdersController, decorator: MethodDecorator): void => {
+  decorator(OrdersController.prototype, key, Object.getOwnPropertyDescriptor(OrdersController.prototype, key)!);
+};
+route('missing', Get('orders/missing'));
+route('conflict', Get('orders/conflict'));
+route('teapot', Get('teapot'));
+route('boom', Get('boom'));
+route('create', Post('orders'));
+Body()(OrdersController.prototype, 'create', 0);
+// The parameter type TypeScript would emit, which ValidationPipe reads to know the DTO.
+Reflect.defineMetadata('design:paramtypes', [OrderDto], OrdersController.prototype, 'create');
+Controller()(OrdersController);
+
+const heard: unknown[] = [];
+class AppModule {}
+Module({ imports: [AgentErrorsModule.forRoot({ onError: (error) => heard.push(error) })], controllers: [OrdersController] })(AppModule);
+
+const PLATFORMS = [
+  { name: 'Express platform', adapter: () => new ExpressAdapter() },
+  { name: 'Fastify platform', adapter: () => new FastifyAdapter() },
+];
+
+describe.each(PLATFORMS)('AgentFriendly for NestJS, $name', ({ adapter }) => {
+  let app: INestApplication;
+  let url: string;
+  beforeAll(async () => {
+    app = await NestFactory.create(AppModule, adapter(), { logger: false, forceCloseConnections: true });
+    app.useGlobalPipes(new ValidationPipe());
+    await app.listen(0, '127.0.0.1');
+    url = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
+  });
+  afterAll(() => app?.close());
+  const get = (path: string, headers: Record<string, string>) => fetch(url + path, { headers });
+  const post = (path: string, headers: Record<string, string>, body: unknown) =>
+    fetch(url + path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it("an HttpException keeps its status and becomes the catalog code for it, its own message kept; a browser gets Nest's JSON unchanged", async () => {
+    await expectEnvelope(await get('/orders/missing', AGENT), 404, { code: 'not_found', message: 'No such order', retry: 'no' });
+    const conflict = await get('/orders/conflict', PROBLEM);
+    expect([conflict.status, conflict.headers.get('content-type')]).toEqual([409, 'application/problem+json']);
+    expect(await conflict.json()).toMatchObject({ code: 'conflict', status: 409 });
+    const browser = await get('/orders/missing', BROWSER);
+    expect([browser.status, browser.headers.get('vary')]).toEqual([404, 'Accept']);
+    expect(await browser.json()).toEqual({ message: 'No such order', error: 'Not Found', statusCode: 404 });
+  });
+
+  it("a status the catalog has no code of its own for gets the catalog's default for its class", async () => {
+    const res = await get('/teapot', AGENT);
+    const body = await res.json();
+    expect(validateEnvelope(body, { received: true }).errors).toEqual([]);
+    expect(CODES[body.error.code as keyof typeof CODES].status).toBe(res.status);
+  });
+
+  it('a ValidationPipe failure: missing_field or invalid_input naming the first property at fault, every property in errors', async () => {
+    const missing = await post('/orders', AGENT, { name: 'Ada', qty: 'two' });
+    const body = await expectEnvelope(missing, 400, { code: 'missing_field', field: 'email', retry: 'fix_input' });
+    const fields = (body.error.errors as { field: string }[]).map((e) => e.field);
+    expect(new Set(fields)).toEqual(new Set(['email', 'qty']));
+    const invalid = await post('/orders', PROBLEM, { email: 'not an email', name: 'Ada', qty: 2 });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ code: 'invalid_input', param: 'email' });
+    // A browser gets the ValidationPipe's own body.
+    const browser = await post('/orders', BROWSER, { name: 'Ada', qty: 2 });
+    expect(await browser.json()).toMatchObject({ statusCode: 400, error: 'Bad Request', message: expect.arrayContaining(['email must be an email']) });
+    expect((await post('/orders', AGENT, { email: 'ada@example.com', name: 'Ada', qty: 2 })).status).toBe(201);
+  });
+
+  it("a plain Error reaches onError and no client: internal for an agent, Nest's generic 500 for a browser", async () => {
+    const before = heard.length;
+    await expectEnvelope(await get('/boom', AGENT), 500, { code: 'internal' });
+    expect(await expectNoLeak(await get('/boom', AGENT))).not.toContain('stack');
+    expect(JSON.parse(await expectNoLeak(await get('/boom', BROWSER)))).toEqual({ statusCode: 500, message: 'Internal server error' });
+    expect(heard.slice(before).filter((e) => e instanceof TypeError && e.message === 'secret db password')).toHaveLength(3);
+  });
+
+  it('an HttpException is no failure: onError does not hear of it', async () => {
+    const before = heard.length;
+    await (await get('/orders/missing', AGENT)).arrayBuffer();
+    await (await post('/orders', AGENT, {})).arrayBuffer();
+    expect(heard.slice(before)).toEqual([]);
+  });
+});
+
+describe('AgentErrorsFilter', () => {
+  it('refuses a retryAfter Retry-After could not carry, when it is made', () => {
+    expect(() => new AgentErrorsFilter({ retryAfter: 1.5 })).toThrow(/retryAfter must be a whole/);
+    expect(() => AgentErrorsModule.forRoot({ retryAfter: -1 })).toThrow(/retryAfter must be a whole/);
+  });
+});
