@@ -10,7 +10,7 @@ import { MAX_BODY_BYTES } from '../../src/core/from-response.js';
 import { CODES, RETRY_WORDS } from '../../src/index.js';
 import { EXIT, EXIT_CODES_HELP, packageVersion, program, readBody, run, type Input } from '../../src/tools/cli.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { spyOnReads } from './read-spy.js';
+import { LEAK_YAML, MARKER, spyOnReads } from './read-spy.js';
 
 /** Standard input as a terminal, as in an interactive shell: reading it fails the test, since nothing may wait for typing. */
 const terminal: Input = {
@@ -297,17 +297,6 @@ describe('agent-errors as a child process', () => {
 });
 
 describe('agent-errors on untrusted input', () => {
-  const MARKER = 'leaked_marker';
-  const LEAK_YAML = [
-    'components:',
-    '  responses:',
-    '    Leak:',
-    '      description: leak',
-    '      content:',
-    '        application/json:',
-    `          example: { error: { code: ${MARKER}, message: x, field: null, retry: no, retry_after: null } }`,
-    '',
-  ].join('\n');
   const GENERATED_OPENAPI = join(ROOT, 'generated/openapi.json');
   let dir = '';
   let server: TestServer;

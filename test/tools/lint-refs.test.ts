@@ -12,21 +12,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LINT_RULES } from '../../generated/lint-rules.js';
 import { lintOpenApi, LintInputError, type LintFinding, type LintOpenApiOptions } from '../../src/tools/lint.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { spyOnReads } from './read-spy.js';
+import { LEAK_YAML, MARKER, spyOnReads } from './read-spy.js';
 
 const GENERATED = fileURLToPath(new URL('../../generated/', import.meta.url));
-const MARKER = 'leaked_marker';
-/** A response file whose example names a code the catalog does not have: linted, it is an example-code-known finding naming MARKER. */
-const LEAK_YAML = [
-  'components:',
-  '  responses:',
-  '    Leak:',
-  '      description: leak',
-  '      content:',
-  '        application/json:',
-  `          example: { error: { code: ${MARKER}, message: x, field: null, retry: no, retry_after: null } }`,
-  '',
-].join('\n');
 const FIX = LINT_RULES.find((r) => r.id === 'ref-not-allowed')!.fix;
 
 let root = '';

@@ -38,3 +38,18 @@ export function spyOnReads(): { readonly paths: string[]; readonly restore: () =
     },
   };
 }
+
+/** The code a leaked file's example names: a finding that quotes it shows the file was read. */
+export const MARKER = 'leaked_marker';
+
+/** A response file whose example names a code the catalog does not have: linted, it is an example-code-known finding naming MARKER. */
+export const LEAK_YAML = [
+  'components:',
+  '  responses:',
+  '    Leak:',
+  '      description: leak',
+  '      content:',
+  '        application/json:',
+  `          example: { error: { code: ${MARKER}, message: x, field: null, retry: no, retry_after: null } }`,
+  '',
+].join('\n');
