@@ -13,8 +13,9 @@ const plainSummary: Reporter = {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // A real Next.js build and server, a minute or two: run by npm run test:next (vitest.next.config.ts).
-    exclude: [...configDefaults.exclude, 'test/next/**'],
+    // The packed tarball with the docs' examples, and a real Next.js build and server: a minute or two
+    // each, run by npm run test:slow (vitest.slow.config.ts), which CI runs too.
+    exclude: [...configDefaults.exclude, 'test/pack.test.ts', 'test/next/**'],
     globalSetup: ['test/setup/redis.ts'],
     testTimeout: 30_000,
     reporters: ['default', plainSummary],

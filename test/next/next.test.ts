@@ -1,7 +1,7 @@
 // withAgentErrors in a real Next.js app: a tiny App Router app written into a temporary folder,
 // importing the BUILT package as an app would (@agent-index/errors/site/next, linked to this repo),
 // built with `next build` (its default bundler) and served with `next start` on 127.0.0.1. Run by
-// npm run test:next (vitest.next.config.ts); the default suite leaves it out, as it takes a minute.
+// npm run test:slow (vitest.slow.config.ts); the default suite leaves it out, as it takes a minute.
 //
 // The routes are JavaScript: a TypeScript app makes next build look for @types/react, which this
 // repo does not install, and Next would try to install it. test/site/next.test.ts checks the types.
