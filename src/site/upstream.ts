@@ -23,7 +23,7 @@ export interface TranslateUpstreamOptions {
   readonly fields?: Readonly<Record<string, string>>;
   /** Who pays: `'caller'` when the site charges the caller's own card, so a declined payment is theirs to fix. @default 'site' */
   readonly payer?: 'caller' | 'site';
-  /** The seconds of the site's wait when the upstream's wait named none. @default the catalog's default for a retry-once word, or 30 */
+  /** The seconds of the site's wait when the upstream's wait named none. @default the catalog's delay for a retry-once word (1 s) */
   readonly retryAfter?: number;
   /** The message the caller sees. Nothing of the upstream's message reaches the caller unless it is passed here. @default the code's catalog title */
   readonly message?: string;
@@ -49,20 +49,20 @@ const entry = (table: Readonly<Record<string, string>>, key: string): string | u
 /** The delay the site asks for: the upstream's own, else the configured one, else the catalog's. */
 function delayOf(upstream: EnvelopeError, options: TranslateUpstreamOptions): number {
   if (upstream.retry_after !== null && Number.isSafeInteger(upstream.retry_after) && upstream.retry_after >= 0) return upstream.retry_after;
-  return options.retryAfter ?? RETRY_WORDS.once.default_retry_after ?? 30;
+  return options.retryAfter ?? RETRY_WORDS.once.default_retry_after;
 }
 
 /** The site's failure: what only the site can fix, or an upstream wait the caller must sit out. */
-function siteFailure(upstream: EnvelopeError, options: TranslateUpstreamOptions, cause: EnvelopeError): AgentError {
+function siteFailure(upstream: EnvelopeError, options: TranslateUpstreamOptions): AgentError {
   const code = READERS.upstream_site[upstream.retry];
   const waits = (RETRY_WORDS[lookup(code).retry].requires as readonly string[]).includes('retry_after');
-  return new AgentError(code, { message: options.message, ...(waits ? { retryAfter: delayOf(upstream, options) } : {}), cause });
+  return new AgentError(code, { message: options.message, ...(waits ? { retryAfter: delayOf(upstream, options) } : {}), cause: upstream });
 }
 
 /**
  * The site's own AgentError for an error its upstream answered. Never leaks the upstream's message,
  * field names or URLs: the caller sees the catalog's title (or `options.message`) and its own field
- * names. The upstream error is kept as the AgentError's `cause`, for the site's logs.
+ * names. The upstream error, its words and all, is the AgentError's `cause`: for the site's logs, never rendered.
  *
  * - an upstream wait (`after_delay`) or failure (`once`: a 5xx, no answer) is the site's
  *   `temporarily_unavailable`, with the upstream's delay: waiting less would not spend the site's
@@ -93,10 +93,8 @@ export function translateUpstream(upstream: Response | Input, options: Translate
 
 function translate(upstream: EnvelopeError, options: TranslateUpstreamOptions): AgentError {
   const fields = options.fields ?? {};
-  // A copy without the upstream's own words, for the cause: the site logs it, the caller never sees it.
-  const cause = { ...upstream };
   const payment = entry(READERS.upstream_caller_payment, upstream.code);
-  if (payment !== undefined && options.payer === 'caller') return new AgentError(payment, { message: options.message, cause });
+  if (payment !== undefined && options.payer === 'caller') return new AgentError(payment, { message: options.message, cause: upstream });
   const callers = entry(READERS.upstream_caller_field, upstream.code);
   if (callers !== undefined) {
     // Every field the upstream named must be one the caller supplied; one the site made up is the site's bug.
@@ -110,8 +108,8 @@ function translate(upstream: EnvelopeError, options: TranslateUpstreamOptions): 
               return { field: mapped[i]!, code, message: `${mapped[i]}: ${lookup(code).title}` };
             })
           : undefined;
-      return new AgentError(callers, { field: mapped[0]!, message: options.message ?? `${mapped[0]}: ${lookup(callers).title}`, ...(fieldErrors ? { errors: fieldErrors } : {}), cause });
+      return new AgentError(callers, { field: mapped[0]!, message: options.message ?? `${mapped[0]}: ${lookup(callers).title}`, ...(fieldErrors ? { errors: fieldErrors } : {}), cause: upstream });
     }
   }
-  return siteFailure(upstream, options, cause);
+  return siteFailure(upstream, options);
 }

@@ -17,7 +17,7 @@ const sentence = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ,.'_-]{0,59}$/).filter((
 
 /** Nests `leaf` under each segment: { a: { b: leaf } }. */
 const nest = (segments: readonly string[], leaf: unknown, wrap: (inner: Record<string, unknown>) => Record<string, unknown> = (inner) => inner): Record<string, unknown> =>
-  segments.reduceRight<unknown>((inner, key, i) => (i === segments.length - 1 ? wrap({ [key]: inner }) : wrap({ [key]: inner })), leaf) as Record<string, unknown>;
+  segments.reduceRight<unknown>((inner, key) => wrap({ [key]: inner }), leaf) as Record<string, unknown>;
 
 /** Each framework's body for violations at `paths`, one sentence each, as the framework spells it. */
 const DIALECTS: Record<string, (paths: string[][], sentences: string[]) => unknown> = {
