@@ -3,9 +3,11 @@
 // kills to see what an outage does.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { createClient } from 'redis';
 import { redisServerPath } from '../../scripts/test-prerequisites.js';
+import { freePort } from './server.js';
+
+export { freePort };
 
 export interface TestRedis {
   readonly url: string;
@@ -20,17 +22,6 @@ export interface TestRedis {
   readonly stop: () => Promise<void>;
 }
 
-/** A free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Starts redis-server on `port` of 127.0.0.1, without persistence; resolves once it accepts connections. */
 export function launch(port: number): Promise<ChildProcess> {

@@ -1,6 +1,6 @@
 // Real HTTP servers on loopback for the tests, with a count of the requests they saw.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 
 export interface TestServer {
   /** The server's origin, http://127.0.0.1:port. */
@@ -46,4 +46,16 @@ export function virtualClock(start = Date.UTC(2026, 10, 30, 12)) {
     },
     advance: (ms: number) => void (time += ms),
   };
+}
+
+/** A free TCP port on loopback, for a server that takes its port from its command line or config rather than reporting a port 0. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

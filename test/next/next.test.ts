@@ -7,13 +7,13 @@
 // repo does not install, and Next would try to install it. test/site/next.test.ts checks the types.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, parse, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEnvelope } from '../../src/index.js';
 import { AGENT, BROWSER, PROBLEM } from '../helpers/agents.js';
+import { freePort } from '../helpers/server.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const NEXT_BIN = join(REPO, 'node_modules/next/dist/bin/next');
@@ -52,17 +52,6 @@ function commonRoot(a: string, b: string): string {
   let i = 0;
   while (i < x.length && i < y.length && x[i] === y[i]) i++;
   return x.slice(0, i).join(sep) || parse(a).root;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-  });
 }
 
 let dir: string;

@@ -11,11 +11,12 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { builtinModules } from 'node:module';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { ROOT } from '../../codegen/paths.js';
+import { freePort } from '../helpers/server.js';
 import type { SmokeCheck, SmokeReport } from './smoke.js';
 
 /** The runtimes' binaries, as the npm packages installed them. */
@@ -187,17 +188,6 @@ export async function startLoopback(): Promise<Loopback> {
   };
 }
 
-/** A free TCP port on loopback: workerd takes its socket's address from its config, not a port 0 it could report. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** What a process printed and how it ended. */
 interface Ran {
