@@ -4,6 +4,7 @@ export type { CodeInfo } from '../core/catalog.js';
 export { explainResponse, fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 export type { Explained, FromResponseOptions } from '../core/from-response.js';
 export { delayFrom, MAX_DELAY_SECONDS, parseHttpDate, retryAfterSeconds } from '../core/delay.js';
+export { quotaFrom, type Quota } from '../core/quota.js';
 export type { HeadersInput } from '../core/headers.js';
 export { AGENT_ACCEPT, createAgentClient, DEFAULT_BACKOFF } from './client.js';
 export { agentErrorOf, createAgentFetch, SOURCE_HEADER } from './drop-in.js';

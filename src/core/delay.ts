@@ -3,7 +3,7 @@
 // seconds, rounded up, never negative, at most MAX_DELAY_SECONDS; null means no source answered.
 // A malformed value is never read as "retry now": it is skipped, and the next source may answer.
 // Nothing here throws, whatever it is given.
-import { parseDictionary, parseList } from 'structured-headers';
+import { parseDictionary, parseList, type Item } from 'structured-headers';
 import { headerValue, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { parseHttpDate, referenceClock } from './http-date.js';
 import { own } from './json.js';
@@ -48,6 +48,17 @@ function digitsValue(digits: string): number {
 }
 
 /**
+ * A field value that is `1*DIGIT` with optional surrounding spaces and tabs (delay-seconds, RFC
+ * 9110 10.2.3; also a count such as X-RateLimit-Remaining), capped at MAX_DELAY_SECONDS (2^31 - 1);
+ * null for anything else (signs, fractions, exponents, hex, empty).
+ */
+export function integerField(value: string | null): number | null {
+  if (value === null) return null;
+  const digits = DELAY_SECONDS.exec(value);
+  return digits ? digitsValue(digits[1]!) : null;
+}
+
+/**
  * Seconds to wait from a `Retry-After` value (RFC 9110 section 10.2.3), or null when it is absent
  * or invalid. delay-seconds is `1*DIGIT` only (leading zeros allowed, `030` is 30); anything else
  * that is not an HTTP-date (`0x10`, `1e3`, `1.5`, `-1`, `+5`, `5s`, empty) is null, never 0. A
@@ -74,14 +85,15 @@ export function retryAfterSeconds(value: string | null | undefined, now?: number
 // A non-negative decimal number: digits with an optional fraction, no sign or exponent.
 const DECIMAL = /^[ \t]*(\d+(?:\.\d+)?)[ \t]*$/;
 
-function decimalValue(value: string | null): number | null {
+/** A non-negative decimal field value (`12`, `1.5`; no sign or exponent) as a number, or null. */
+export function decimalValue(value: string | null): number | null {
   if (value === null) return null;
   const m = DECIMAL.exec(value);
   return m ? Number(m[1]) : null; // Infinity for a huge digit string; callers cap it
 }
 
-/** A non-negative integer JSON or Structured Field value, capped; null for anything else. */
-function nonNegativeInteger(value: unknown): number | null {
+/** A non-negative integer JSON or Structured Field value, capped at MAX_DELAY_SECONDS; null for anything else. */
+export function nonNegativeInteger(value: unknown): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? wholeSeconds(value) : null;
 }
 
@@ -108,8 +120,8 @@ function trimOws(text: string): string {
   return text.slice(start, end);
 }
 
-/** Seconds in a Go duration string such as `1h2m3.5s`, or null. */
-function goDurationSeconds(raw: string | null): number | null {
+/** Seconds in a Go duration string such as `1h2m3.5s` (fractional, uncapped), or null. */
+export function goDurationSeconds(raw: string | null): number | null {
   if (raw === null) return null;
   const value = trimOws(raw);
   if (value === '0') return 0; // Go writes a zero duration as "0s", but ParseDuration also takes "0"
@@ -136,13 +148,20 @@ function goDurationSeconds(raw: string | null): number | null {
  * seconds (as other APIs and gateways send). 1e9 seconds is 2001-09-09 as an epoch and 31 years as
  * a delta, 1e12 ms is the same moment in ms: no real value is both. Epochs count from `clock`;
  * decimals are allowed (Discord's X-RateLimit-Reset is epoch seconds such as `1470173023.123`).
+ * The seconds until the reset as they come: fractional, negative for a moment already past,
+ * Infinity for a huge digit string; null when `value` is no such number.
  */
-function resetSeconds(value: string | null, clock: number): number | null {
+export function resetSecondsUntil(value: string | null, clock: number): number | null {
   const number = decimalValue(value);
   if (number === null) return null;
-  if (number >= 1e12) return secondsUntil(number, clock);
-  if (number >= 1e9) return secondsUntil(number * MS_PER_SECOND, clock);
-  return wholeSeconds(number);
+  if (number >= 1e12) return (number - clock) / MS_PER_SECOND;
+  if (number >= 1e9) return (number * MS_PER_SECOND - clock) / MS_PER_SECOND;
+  return number;
+}
+
+/** An `X-RateLimit-Reset` style value (see resetSecondsUntil) as whole seconds, rounded up, capped, never negative. */
+function resetSeconds(value: string | null, clock: number): number | null {
+  return wholeSecondsOrNull(resetSecondsUntil(value, clock));
 }
 
 /**
@@ -154,17 +173,11 @@ function resetSeconds(value: string | null, clock: number): number | null {
  * Items without a valid `t` are skipped. Null when no item has one or the field does not parse.
  */
 function rateLimitListSeconds(value: string): number | null {
-  let list;
-  try {
-    list = parseList(value);
-  } catch {
-    return null;
-  }
+  const items = listItems(value);
+  if (items === null) return null;
   let exhausted: number | null = null;
   let soonest: number | null = null;
-  for (const member of list) {
-    if (Array.isArray(member[0])) continue; // an Inner List is no policy item
-    const params = member[1];
+  for (const [, params] of items) {
     const t = nonNegativeInteger(params.get('t'));
     if (t === null) continue;
     if (params.get('r') === 0) exhausted = exhausted === null ? t : Math.max(exhausted, t);
@@ -173,14 +186,45 @@ function rateLimitListSeconds(value: string): number | null {
   return exhausted ?? soonest;
 }
 
-/** draft-ietf-httpapi-ratelimit-headers-07: `RateLimit` as a Dictionary `limit=100, remaining=0, reset=30` (reset in delta seconds). */
-function rateLimitDictionarySeconds(value: string): number | null {
+/**
+ * The Items of a Structured Field List (RFC 9651 section 3.1), Inner Lists left out (an Inner
+ * List is no policy item); null when the value does not parse as a List. The draft-10 `RateLimit`
+ * and `RateLimit-Policy` fields are such Lists, and so is the `RateLimit-Limit: 10, 10;w=1` of the
+ * drafts before -06.
+ */
+export function listItems(value: string): Item[] | null {
   try {
-    const reset = parseDictionary(value).get('reset');
-    return reset === undefined || Array.isArray(reset[0]) ? null : nonNegativeInteger(reset[0]);
+    return parseList(value).filter((member): member is Item => !Array.isArray(member[0]));
   } catch {
     return null;
   }
+}
+
+/** The members of a draft-07 `RateLimit` Dictionary, each a non-negative integer or null. */
+export interface RateLimitDictionary {
+  readonly limit: number | null;
+  readonly remaining: number | null;
+  /** Delta seconds. */
+  readonly reset: number | null;
+}
+
+/**
+ * draft-ietf-httpapi-ratelimit-headers-07: `RateLimit` as a Dictionary `limit=100, remaining=0,
+ * reset=30` (reset in delta seconds); each member a non-negative Integer (capped at
+ * MAX_DELAY_SECONDS) or null. Null when the value does not parse as a Dictionary.
+ */
+export function rateLimitDictionary(value: string): RateLimitDictionary | null {
+  let dictionary;
+  try {
+    dictionary = parseDictionary(value);
+  } catch {
+    return null;
+  }
+  const member = (key: string): number | null => {
+    const found = dictionary.get(key);
+    return found === undefined || Array.isArray(found[0]) ? null : nonNegativeInteger(found[0]);
+  };
+  return { limit: member('limit'), remaining: member('remaining'), reset: member('reset') };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,7 +321,7 @@ const SOURCES: readonly Source[] = [
   // RateLimit (draft-ietf-httpapi-ratelimit-headers-10 List, then -07 Dictionary).
   (headers) => {
     const value = headerValue(headers, 'ratelimit');
-    return value === null ? null : (rateLimitListSeconds(value) ?? rateLimitDictionarySeconds(value));
+    return value === null ? null : (rateLimitListSeconds(value) ?? rateLimitDictionary(value)?.reset ?? null);
   },
   // RateLimit-Reset (draft-ietf-httpapi-ratelimit-headers-00 to -06): delta seconds. A value that
   // can only be an epoch (at least 1e9) is read by the X-RateLimit-Reset rule instead of as decades.
@@ -304,6 +348,17 @@ function wholeSecondsOrNull(seconds: number | null): number | null {
 }
 
 /**
+ * The clock dates and epochs in `fields` count from: the response's `Date` (RFC 9110 6.6.1, the
+ * moment the server made the response, on the server's clock, so its skew cancels out) when it is
+ * a valid HTTP-date, else `now` (ms, default Date.now()).
+ */
+export function responseClock(fields: Fields, now?: number): number {
+  const local = referenceClock(now);
+  const dateHeader = headerValue(fields, 'date');
+  return (dateHeader === null ? null : parseHttpDate(dateHeader, local)) ?? local;
+}
+
+/**
  * The delay in whole seconds (rounded up, never negative, at most MAX_DELAY_SECONDS) that a
  * response asks for, from the first source that gives a valid one, in this order:
  *
@@ -327,10 +382,7 @@ function wholeSecondsOrNull(seconds: number | null): number | null {
 export function delayFrom(headers: HeadersInput, body?: unknown, now?: number): number | null {
   try {
     const fields = toHeaders(headers);
-    const local = referenceClock(now);
-    const dateHeader = headerValue(fields, 'date');
-    // Date (RFC 9110 6.6.1): the moment the server made the response, on the server's clock.
-    const clock = (dateHeader === null ? null : parseHttpDate(dateHeader, local)) ?? local;
+    const clock = responseClock(fields, now);
     for (const source of SOURCES) {
       let seconds: number | null = null;
       try {
