@@ -1,13 +1,15 @@
-// What `npm test` needs besides node_modules: a Chromium for the documentation-page test and a
-// redis-server for the Redis store and fleet tests (they start private servers of their own).
+// What `npm test` needs besides node_modules: a Chromium for the documentation-page test, a
+// redis-server for the Redis store and fleet tests (they start private servers of their own), and
+// redis-cli, which joins private servers into a Redis Cluster (test/helpers/redis-cluster.ts).
 //
 //   npx tsx scripts/test-prerequisites.ts    the first step of npm test, and so of CI
 //
 // Where both are found, it prints nothing. On Debian or Ubuntu as root it installs what is missing
-// from Debian's packages (chromium, redis-server) with apt-get. Anywhere else it stops at once with
+// from Debian's packages (chromium, redis-server, redis-tools) with apt-get. Anywhere else it stops at once with
 // one line naming what to install and the command that does it, rather than letting the suite run
-// for two minutes and fail. The tests find the programs through chromiumPath() and redisServerPath()
-// below, so CHROMIUM_PATH and REDIS_SERVER_PATH point both this check and the tests elsewhere.
+// for two minutes and fail. The tests find the programs through chromiumPath(), redisServerPath()
+// and redisCliPath() below, so CHROMIUM_PATH, REDIS_SERVER_PATH and REDIS_CLI_PATH point both this
+// check and the tests elsewhere.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
@@ -47,6 +49,12 @@ export function redisServerPath(): string | undefined {
   return onPath('redis-server');
 }
 
+/** The redis-cli that creates the tests' Redis Cluster: REDIS_CLI_PATH, or redis-cli on PATH (Debian's redis-tools, a dependency of redis-server). */
+export function redisCliPath(): string | undefined {
+  if (process.env.REDIS_CLI_PATH) return executable(process.env.REDIS_CLI_PATH);
+  return onPath('redis-cli');
+}
+
 /** One program the tests need. */
 interface Need {
   /** What a person calls it. */
@@ -63,6 +71,7 @@ interface Need {
 const NEEDS: readonly Need[] = [
   { name: 'Chromium', debian: 'chromium', brew: 'brew install --cask chromium', env: 'CHROMIUM_PATH', find: chromiumPath },
   { name: 'redis-server', debian: 'redis-server', brew: 'brew install redis', env: 'REDIS_SERVER_PATH', find: redisServerPath },
+  { name: 'redis-cli', debian: 'redis-tools', brew: 'brew install redis', env: 'REDIS_CLI_PATH', find: redisCliPath },
 ];
 
 /** Debian, Ubuntu or a derivative: apt-get installs Debian's packages there. */
@@ -77,12 +86,13 @@ function isDebianLike(): boolean {
 
 /** The one line a person reads when this machine cannot be set up here: what is missing and the command that installs it. */
 export function instruction(missing: readonly Need[], platform: NodeJS.Platform, debianLike: boolean, root: boolean): string {
-  const names = missing.map((n) => n.name).join(' and ');
+  const listed = missing.map((n) => n.name);
+  const names = listed.length > 2 ? `${listed.slice(0, -1).join(', ')} and ${listed.at(-1)}` : listed.join(' and ');
   if (debianLike) {
     const command = `${root ? '' : 'sudo '}apt-get install -y ${missing.map((n) => n.debian).join(' ')}`;
     return `npm test needs ${names}: install with \`${command}\`, then run npm test again.`;
   }
-  if (platform === 'darwin') return `npm test needs ${names}: install with \`${missing.map((n) => n.brew).join(' && ')}\`, then run npm test again.`;
+  if (platform === 'darwin') return `npm test needs ${names}: install with \`${[...new Set(missing.map((n) => n.brew))].join(' && ')}\`, then run npm test again.`;
   return `npm test needs ${names}: install them with this system's package manager, or set ${missing.map((n) => n.env).join(' and ')} to where they are.`;
 }
 

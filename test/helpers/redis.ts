@@ -23,11 +23,14 @@ export interface TestRedis {
 }
 
 
-/** Starts redis-server on `port` of 127.0.0.1, without persistence; resolves once it accepts connections. */
-export function launch(port: number): Promise<ChildProcess> {
+/**
+ * Starts redis-server on `port` of 127.0.0.1, without persistence; resolves once it accepts connections.
+ * `extra` arguments follow the defaults (and so override them), e.g. test/helpers/redis-cluster.ts's cluster options.
+ */
+export function launch(port: number, extra: readonly string[] = []): Promise<ChildProcess> {
   const server = redisServerPath();
   if (!server) return Promise.reject(new Error('redis-server is not installed: npx tsx scripts/test-prerequisites.ts says how to install it'));
-  const child = spawn(server, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(server, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   // Even a test that timed out and went on after its hooks ran leaves no server behind.
   const orphan = (): void => void child.kill('SIGKILL');
   process.once('exit', orphan);
