@@ -5,7 +5,8 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { lookup } from '../core/catalog.js';
 import { fromResponse } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
-import { defaultStore, type Store } from './store.js';
+import { quotaFrom } from '../core/quota.js';
+import { defaultStore, type Admission, type Backoff, type Store } from './store.js';
 
 /**
  * Every failure the agent side hands back, from createAgentClient and agentFetch alike (and, as
@@ -57,6 +58,12 @@ export interface AgentClientOptions {
    * @default 'hand_back'
    */
   readonly unknownDelay?: 'hand_back' | 'backoff';
+  /**
+   * What shares a site's waits and quota: its origin, or a URL prefix such as
+   * `https://api.github.com/search` for a site whose limits differ by API (a request under
+   * several takes the longest), or a function from the URL to a key. @default the origin
+   */
+  readonly scope?: readonly string[] | ((url: URL) => string);
 }
 
 /** The Accept an agent client sends by default: data first, pages after, anything last. */
@@ -225,12 +232,16 @@ export function nextWait(error: EnvelopeError, attempts: Attempts, allowed: Allo
   return seconds;
 }
 
+/** The wait an error asks for, as a backoff, when it says how long. */
+function toldWait(error: EnvelopeError | undefined, now: number): Backoff | undefined {
+  const word: RetryWordEntry | undefined = error && RETRY_WORDS[error.retry];
+  return error && error.retry_after !== null && word!.requires.includes('retry_after') ? { until: now + error.retry_after * 1000, error } : undefined;
+}
+
 /** Remembers for the origin a wait an error asked for, when it says how long. */
 export function remember(store: Store, origin: string, error: EnvelopeError, now: number): Promise<void> | void {
-  const word: RetryWordEntry = RETRY_WORDS[error.retry];
-  if (error.retry_after === null || !word.requires.includes('retry_after')) return;
-  const told = { until: now + error.retry_after * 1000, error };
-  return fromStore(() => store.setBackoff(origin, told), undefined);
+  const told = toldWait(error, now);
+  if (told) return fromStore(() => store.setBackoff(origin, told), undefined);
 }
 
 /** The wait a store remembers for an origin, in whole seconds still to go, with its error; null when none is running. */
@@ -238,6 +249,110 @@ export async function recalled(store: Store, origin: string, now: number): Promi
   const known = await fromStore(() => store.getBackoff(origin), undefined);
   const left = known ? Math.ceil((known.until - now) / 1000) : 0;
   return known && left > 0 ? { left, error: { ...known.error, retry_after: left } } : null;
+}
+
+/**
+ * The key a request's waits and quota are kept under: its origin, or the longest `scope` prefix it
+ * falls under (whole path segments only), or what a scope function says. A prefix that is not an
+ * absolute http(s) URL is refused here, naming it.
+ */
+export function scoper(scope: AgentClientOptions['scope']): (url: URL) => string {
+  if (typeof scope === 'function') {
+    return (url) => {
+      try {
+        const key = scope(url);
+        if (typeof key === 'string' && key !== '') return key;
+      } catch {}
+      return url.origin;
+    };
+  }
+  const prefixes = (scope ?? [])
+    .map((entry) => {
+      const parsed = URL.canParse(entry) ? new URL(entry) : null;
+      if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.search || parsed.hash) throw new TypeError(`scope: ${JSON.stringify(entry)} is not an http(s) URL prefix such as https://api.example.com/search`);
+      const path = parsed.pathname.replace(/\/+$/, '');
+      return { origin: parsed.origin, path, key: parsed.origin + path };
+    })
+    .sort((a, b) => b.path.length - a.path.length);
+  if (prefixes.length === 0) return (url) => url.origin;
+  return (url) => {
+    for (const p of prefixes) if (p.origin === url.origin && (url.pathname === p.path || url.pathname.startsWith(`${p.path}/`))) return p.key;
+    return url.origin;
+  };
+}
+
+/** How often a caller looks whether another caller's probe has answered, in ms. */
+const FOLLOW_MS = 100;
+/** A running wait at most this long is the end of the one a caller already slept out, and is slept too. */
+const TAIL_MS = 1000;
+
+/** What the store let a call do, to report with its answer. */
+export type Pass = Extract<Admission, { kind: 'call' }>;
+
+const CALL: Pass = { kind: 'call' };
+
+/** A store without admit, asked as before: a running wait, or a call. */
+async function admission(store: Store, key: string): Promise<Admission> {
+  if (store.admit) return store.admit(key);
+  const backoff = await store.getBackoff(key);
+  return backoff ? { kind: 'wait', until: backoff.until, error: backoff.error } : CALL;
+}
+
+/** The error a spent quota is handed back with. */
+function quotaError(url: URL, seconds: number, limit: number | undefined): EnvelopeError {
+  const code = READERS.signals.rate_limit_headers;
+  const per = limit === undefined ? '' : ` of ${limit} requests`;
+  return { code, message: `${url.host}: the quota${per} the site announced is spent until it resets`, field: null, retry: lookup(code).retry, retry_after: seconds };
+}
+
+/**
+ * Before each call, what the store says: call (perhaps as the one probe after a shared wait, or
+ * counting against an announced quota); sleep out a running wait (once, as a told one) or a spent
+ * quota; or wait on another caller's probe, looking every FOLLOW_MS. All the sleeping stays within
+ * maxWaitSeconds; a wait that does not fit is handed back as an error from memory.
+ */
+export async function admit(
+  store: Store,
+  key: string,
+  url: URL,
+  attempts: Attempts,
+  allowed: Allowance,
+  now: () => number,
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<{ pass: Pass } | { error: EnvelopeError }> {
+  for (;;) {
+    const a = await fromStore(() => admission(store, key), CALL);
+    if (a.kind === 'call') return { pass: a };
+    const ms = a.until - now();
+    if (!(ms > 0)) return { pass: CALL };
+    const left = Math.ceil(ms / 1000);
+    let sleepMs: number | null;
+    if (a.kind === 'wait') {
+      // A wait not yet slept is slept in whole seconds, as a told one; the tail of the one this
+      // request already slept (another caller's copy of it, a moment longer) is slept as it is.
+      sleepMs = !attempts.waited ? secondsOf(rememberedWait(left, attempts, allowed)) : ms <= TAIL_MS ? secondsOf(take(ms / 1000, attempts, allowed)) : null;
+    } else {
+      sleepMs = secondsOf(take(Math.min(ms, a.kind === 'follow' ? FOLLOW_MS : ms) / 1000, attempts, allowed));
+    }
+    // Handed back: a follower is told to look again in a second, when the probe may have answered.
+    if (sleepMs === null) return { error: a.kind === 'hold' ? quotaError(url, left, a.limit) : { ...a.error, retry_after: a.kind === 'follow' ? 1 : left } };
+    await sleep(sleepMs, signal);
+  }
+}
+
+const secondsOf = (seconds: number | null): number | null => (seconds === null ? null : seconds * 1000);
+
+/**
+ * After a call: tells the store what the answer said (the wait it asked for, the quota it
+ * announced) and releases the call's probe lease. A store without settle is told the wait alone.
+ */
+export function settle(store: Store, key: string, pass: Pass, response: { readonly headers: HeadersInput } | undefined, error: EnvelopeError | undefined, now: number): Promise<void> | void {
+  const wait = toldWait(error, now);
+  if (!store.settle) return wait && fromStore(() => store.setBackoff(key, wait), undefined);
+  const quota = response ? quotaFrom(response.headers, now) : null;
+  if (pass.probe === undefined && pass.counted === undefined && !wait && !quota) return;
+  return fromStore(() => store.settle!(key, { admitted: pass, answered: response !== undefined, ...(wait ? { wait } : {}), ...(quota ? { quota } : {}) }), undefined);
 }
 
 /**
@@ -252,6 +367,7 @@ export function createRunner(options: AgentClientOptions = {}): (input: string |
   const now = options.now ?? Date.now;
   const store = options.store ?? defaultStore();
   const accept = options.accept ?? AGENT_ACCEPT;
+  const scopeOf = scoper(options.scope);
   // The init of a request made with none, built once: fetch does not change what it is given.
   const acceptOnly: RequestInit | undefined = accept === false ? undefined : { headers: { accept } };
 
@@ -279,29 +395,31 @@ export function createRunner(options: AgentClientOptions = {}): (input: string |
     const allowed = allowance(options, idempotent);
     const attempts = freshAttempts();
 
-    // What the origin asked for earlier, by this process or (through a shared store) another one:
-    // waited out like a told wait when it fits, handed back from memory when it does not.
-    const known = await recalled(store, url.origin, now());
-    if (known) {
-      const seconds = rememberedWait(known.left, attempts, allowed);
-      if (seconds === null) return { url, error: known.error, remembered: true };
-      await sleep(seconds * 1000, signal);
-    }
+    const key = scopeOf(url);
 
     for (;;) {
+      // What the site asked for earlier, of this process or (through a shared store) of another
+      // one: a running wait slept out like a told one when it fits, another caller's probe
+      // followed, a spent quota waited out; handed back from memory when it does not fit.
+      const admitted = await admit(store, key, url, attempts, allowed, now, sleep, signal);
+      if ('error' in admitted) return { url, error: admitted.error, remembered: true };
       attempts.calls += 1;
       let response: Response;
       try {
         response = await send();
       } catch (error) {
+        await settle(store, key, admitted.pass, undefined, undefined, now());
         if (signal?.aborted) throw signal.reason;
         return { url, thrown: error, error: networkError(url, error) };
       }
-      if (response.status < 400) return { url, response };
+      if (response.status < 400) {
+        await settle(store, key, admitted.pass, response, undefined, now());
+        return { url, response };
+      }
 
       const copy = response.clone();
       const { error } = fromResponse(response.status, response.headers, await response.text().catch(() => null), { now: now() });
-      await remember(store, url.origin, error, now());
+      await settle(store, key, admitted.pass, copy, error, now());
       const seconds = nextWait(error, attempts, allowed);
       if (seconds === null) return { url, response: copy, error };
       await sleep(seconds * 1000, signal);

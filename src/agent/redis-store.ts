@@ -1,19 +1,30 @@
 // A Store on Redis, so a fleet of agent workers on many machines shares the delays sites asked
 // for and the copies they kept. It takes a node-redis client by shape and never loads `redis`.
+import type { EnvelopeError } from '../../generated/types.js';
 import { validateEnvelope } from '../core/validate.js';
-import { createMemoryStore, type Backoff, type CachedCopy, type Store } from './store.js';
+import { createMemoryStore, PROBE_GRACE_MS, type Admission, type Backoff, type CachedCopy, type PacingOptions, type Store } from './store.js';
 
-/** The part of a node-redis (v4, v5 or v6) client the store uses. */
-export interface RedisClientLike {
-  sendCommand(args: string[]): Promise<unknown>;
+/** What the store needs of a node-redis (v4, v5 or v6) client or cluster besides sendCommand. */
+interface Connection {
   /** False while the client is not connected; the store then answers from its fallback at once. */
   readonly isReady?: boolean;
   on?(event: string, listener: (...args: unknown[]) => void): unknown;
   off?(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
+/** The part of a node-redis client (createClient) the store uses. */
+export interface RedisClientLike extends Connection {
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** The part of a node-redis cluster (createCluster) the store uses: commands are routed by their first key. */
+export interface RedisClusterLike extends Connection {
+  sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+  getSlotMaster(slot: number): unknown;
+}
+
 /** Options of createRedisStore. */
-export interface RedisStoreOptions {
+export interface RedisStoreOptions extends PacingOptions {
   /** Starts every key; stores with different prefixes share nothing (end it with `:`). @default 'agent-errors:' */
   readonly prefix?: string;
   /** Seconds a copy lives in Redis after it was saved. @default 604800 (a week) */
@@ -44,11 +55,17 @@ export interface RedisStore extends Store {
   detach(): void;
 }
 
-/** The Redis key of a store key: valid UTF-16 as it is, anything else escaped, so distinct keys never meet. */
-export function redisKey(prefix: string, kind: 'b' | 'c', key: string): string {
+/**
+ * The Redis key of a store key of one kind: valid UTF-16 as it is, anything else escaped, so
+ * distinct keys never meet. Each site's keys (b wait, p probe, l lease, q quota) carry one hash
+ * tag, and the copies (c) and their index (i) another, so each script's keys share a Redis Cluster
+ * slot.
+ */
+export function redisKey(prefix: string, kind: 'b' | 'p' | 'l' | 'q' | 'c' | 'i', key: string): string {
   const wellFormed = !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(key);
   // UTF-8 turns each lone surrogate into U+FFFD; JSON escapes them instead, under its own tag.
-  return `${prefix}${kind}:${wellFormed ? `=${key}` : `~${JSON.stringify(key)}`}`;
+  const name = wellFormed ? `=${key}` : `~${JSON.stringify(key)}`;
+  return kind === 'c' || kind === 'i' ? `${prefix}{c}${kind}:${name}` : `${prefix}{${name}}${kind}`;
 }
 
 /** A Lua script, and its SHA1 once Redis has told it (SCRIPT LOAD), so no hashing module is loaded here. */
@@ -59,17 +76,70 @@ interface Script {
 
 const script = (source: string): Script => ({ source });
 
-// Keep the longer wait, measured by Redis alone: a deadline never crosses from one clock to another.
-const SET_BACKOFF = script(`if redis.call('PTTL', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[1]) return 1`);
+// Redis's own clock, in ms: every deadline a script keeps is measured on it, so no deadline
+// crosses from one worker's clock to another's.
+const CLOCK = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+// A site's keys: KEYS = wait (b), probe (p), lease (l), quota (q). Sharing a wait keeps the longer
+// one, and marks its first call after it ends as a probe for PROBE_GRACE_MS (ARGV[3] of SET_BACKOFF
+// and ARGV[11] of SETTLE), dropping any lease.
+const SHARE = `local function share(ms, error, grace) if redis.call('PTTL', KEYS[1]) >= ms then return 0 end
+redis.call('SET', KEYS[1], error, 'PX', ms) redis.call('SET', KEYS[2], error, 'PX', ms + grace) redis.call('DEL', KEYS[3]) return 1 end
+`;
+const SET_BACKOFF = script(`${SHARE}return share(tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]))`);
 const GET_BACKOFF = script(`local v = redis.call('GET', KEYS[1]) if not v then return false end
 return {v, redis.call('PTTL', KEYS[1])}`);
 
+// The quota (a hash: l left, f in flight, g window number, q limit, w window ms, r reset on Redis's
+// clock, e 1 while r is an estimate), as createMemoryStore keeps it: refilled to the limit less what
+// is in flight when its window resets, forgotten then when the limit is unknown.
+const QUOTA = `${CLOCK}local function quota() local q = redis.call('HMGET', KEYS[4], 'l', 'f', 'g', 'q', 'w', 'r', 'e')
+if not q[1] then return nil end
+local s = {l = tonumber(q[1]), f = tonumber(q[2]), g = tonumber(q[3]), q = tonumber(q[4]), w = tonumber(q[5]), r = tonumber(q[6]), e = tonumber(q[7])}
+if now < s.r then return s end
+if not s.q then redis.call('DEL', KEYS[4]) return nil end
+s.l = s.q - s.f s.f = 0 s.g = s.g + 1 s.r = now + s.w s.e = 1 return s end
+local function keep(s) redis.call('HSET', KEYS[4], 'l', s.l, 'f', s.f, 'g', s.g, 'w', s.w, 'r', s.r, 'e', s.e)
+if s.q then redis.call('HSET', KEYS[4], 'q', s.q) end
+redis.call('PEXPIRE', KEYS[4], math.max(s.r - now, 0) + s.w + ${PROBE_GRACE_MS}) end
+`;
+
+// Before a call. ARGV = lease token, lease ms (0: no probe), pace quota (1 or 0). Replies
+// {'wait', ms, error}, {'follow', ms, error}, {'hold', ms, limit or -1} or {'call', probe 1 or 0, window or -1}.
+const ADMIT = script(`${QUOTA}local w = redis.call('GET', KEYS[1])
+if w then local left = redis.call('PTTL', KEYS[1]) if left > 0 then return {'wait', left, w} end end
+local probing = false
+if tonumber(ARGV[2]) > 0 then local e = redis.call('GET', KEYS[2]) if e then
+local lease = redis.call('PTTL', KEYS[3]) if lease > 0 then return {'follow', lease, e} end probing = true end end
+local counted = -1
+if ARGV[3] == '1' then local s = quota() if s then
+if s.l <= 0 then keep(s) return {'hold', s.r - now, s.q or -1} end
+s.l = s.l - 1 s.f = s.f + 1 keep(s) counted = s.g end end
+if probing then redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2]) end
+return {'call', probing and 1 or 0, counted}`);
+
+// After a call. ARGV = lease token or '', window or '', answered (1 or 0), wait ms or '', wait's
+// error, quota remaining or '', reset ms, limit or '', window ms or '', pace (1 or 0), probe grace ms.
+const SETTLE = script(`${QUOTA}${SHARE}if ARGV[1] ~= '' and redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3])
+if ARGV[3] == '1' and ARGV[4] == '' then redis.call('DEL', KEYS[2]) end end
+if ARGV[4] ~= '' then share(tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[11])) end
+local s = quota()
+local current = s and ARGV[2] ~= '' and tonumber(ARGV[2]) == s.g
+if current then s.f = math.max(0, s.f - 1) end
+if ARGV[10] == '1' and ARGV[6] ~= '' and (ARGV[2] == '' or current) then
+local reset = now + tonumber(ARGV[7])
+if not s then s = {l = tonumber(ARGV[6]), f = 0, g = 0, w = tonumber(ARGV[9]) or tonumber(ARGV[7]), r = reset, e = 0}
+else s.l = math.min(s.l, tonumber(ARGV[6]) - s.f)
+if s.e == 1 or reset > s.r + 1000 then s.r = reset elseif reset > s.r - 1000 then s.r = math.min(s.r, reset) end
+s.e = 0 s.w = tonumber(ARGV[9]) or math.max(s.w, tonumber(ARGV[7])) end
+s.q = tonumber(ARGV[8]) or s.q end
+if s then keep(s) end return 1`);
+
 // Copies: KEYS = copy, LRU index (sorted set scored by Redis time of last use), sizes (hash), total
 // bytes. The index keys expire a TTL after the last save, when every copy they count has expired.
-// The scripts touch the keys of evicted copies too, so they need a standalone Redis, not a cluster.
-const COMMON = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local function drop(m) local n = tonumber(redis.call('HGET', KEYS[3], m) or '0')
+// The scripts touch the keys of evicted copies too, which share the index's hash tag.
+const COMMON = `${CLOCK}local function drop(m) local n = tonumber(redis.call('HGET', KEYS[3], m) or '0')
 redis.call('HDEL', KEYS[3], m) redis.call('ZREM', KEYS[2], m) redis.call('DEL', m)
 if n > 0 then redis.call('DECRBY', KEYS[4], n) end end
 `;
@@ -93,6 +163,12 @@ function parse(text: unknown): unknown {
   }
 }
 
+/** A wait's error read back from Redis, when it is a valid envelope error. */
+function envelopeError(text: unknown): EnvelopeError | undefined {
+  const checked = validateEnvelope({ error: parse(text) }, { received: true });
+  return checked.valid ? checked.value.error : undefined;
+}
+
 function asCopy(value: unknown): CachedCopy | undefined {
   const c = value as Partial<Record<keyof CachedCopy, unknown>> | undefined;
   const headers = Array.isArray(c?.headers) && c.headers.every((h) => Array.isArray(h) && h.length === 2 && h.every((s) => typeof s === 'string'));
@@ -113,10 +189,12 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
  * const client = createAgentClient({ store: createRedisStore(redis) });
  */
-export function createRedisStore(client: RedisClientLike, options: RedisStoreOptions = {}): RedisStore {
+export function createRedisStore(client: RedisClientLike | RedisClusterLike, options: RedisStoreOptions = {}): RedisStore {
   const prefix = options.prefix ?? 'agent-errors:';
   const now = options.now ?? Date.now;
-  const fallback = options.fallback ?? createMemoryStore({ now });
+  const leaseMs = Math.max(0, Math.round(options.probeLeaseMs ?? 5000));
+  const pace = options.paceQuota ?? true;
+  const fallback = options.fallback ?? createMemoryStore({ now, probeLeaseMs: leaseMs, paceQuota: pace });
   const ttlMs = Math.max(1, Math.round((options.copyTtlSeconds ?? 604_800) * 1000));
   const maxCopyBytes = options.maxCopyBytes ?? 1024 * 1024;
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
@@ -124,7 +202,15 @@ export function createRedisStore(client: RedisClientLike, options: RedisStoreOpt
   const recheckMs = options.recheckMs ?? 1000;
   const onFallback = options.onFallback ?? ((error: unknown) => console.warn(`@agent-index/errors: Redis store failed, answering from the fallback store: ${messageOf(error)}`));
   const onRecover = options.onRecover ?? (() => console.info('@agent-index/errors: Redis store answering again'));
-  const index = [`${prefix}i:lru`, `${prefix}i:size`, `${prefix}i:bytes`];
+  // The calls this worker admitted alone, while Redis was down, are settled alone too.
+  const answeredHere = new WeakSet<Admission>();
+  const index = ['lru', 'size', 'bytes'].map((name) => redisKey(prefix, 'i', name));
+  const site = (key: string): string[] => (['b', 'p', 'l', 'q'] as const).map((kind) => redisKey(prefix, kind, key));
+  // A cluster routes each command by its first key; every script's keys share that key's slot.
+  const send: (keys: string[], args: string[]) => Promise<unknown> =
+    typeof (client as Partial<RedisClusterLike>).getSlotMaster === 'function'
+      ? (keys, args) => (client as RedisClusterLike).sendCommand(keys[0], false, args)
+      : (_keys, args) => (client as RedisClientLike).sendCommand(args);
 
   let degraded = false;
   let failedAt = -Infinity;
@@ -149,13 +235,14 @@ export function createRedisStore(client: RedisClientLike, options: RedisStoreOpt
 
   async function evaluate(s: Script, keys: string[], args: string[]): Promise<unknown> {
     const tail = [String(keys.length), ...keys, ...args];
-    s.sha ??= String(await client.sendCommand(['SCRIPT', 'LOAD', s.source]));
+    s.sha ??= String(await send(keys, ['SCRIPT', 'LOAD', s.source]));
     try {
-      return await client.sendCommand(['EVALSHA', s.sha, ...tail]);
+      return await send(keys, ['EVALSHA', s.sha, ...tail]);
     } catch (error) {
-      // A restarted or flushed Redis has forgotten the script: send it whole, which caches it again.
+      // A restarted or flushed Redis, or another node of a cluster, has not the script: send it
+      // whole, which caches it there.
       if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
-      return client.sendCommand(['EVAL', s.source, ...tail]);
+      return send(keys, ['EVAL', s.source, ...tail]);
     }
   }
 
@@ -204,10 +291,10 @@ export function createRedisStore(client: RedisClientLike, options: RedisStoreOpt
       const [local, shared] = await Promise.all([fallback.getBackoff(key), run(GET_BACKOFF, [redisKey(prefix, 'b', key)])]);
       if (!Array.isArray(shared?.reply)) return local;
       const [text, left] = shared.reply as unknown[];
-      const checked = validateEnvelope({ error: parse(text) }, { received: true });
-      if (!checked.valid || typeof left !== 'number' || left <= 0) return local;
+      const error = envelopeError(text);
+      if (!error || typeof left !== 'number' || left <= 0) return local;
       // The deadline on this worker's clock: its now plus what Redis has left.
-      const backoff: Backoff = { until: now() + left, error: checked.value.error };
+      const backoff: Backoff = { until: now() + left, error };
       if (local && local.until >= backoff.until) return local;
       await fallback.setBackoff(key, backoff);
       return backoff;
@@ -215,7 +302,35 @@ export function createRedisStore(client: RedisClientLike, options: RedisStoreOpt
     async setBackoff(key, backoff) {
       await fallback.setBackoff(key, backoff);
       const left = Math.ceil(backoff.until - now());
-      if (left > 0) await run(SET_BACKOFF, [redisKey(prefix, 'b', key)], [String(left), JSON.stringify(backoff.error)]);
+      if (left > 0) await run(SET_BACKOFF, site(key).slice(0, 3), [String(left), JSON.stringify(backoff.error), String(PROBE_GRACE_MS)]);
+    },
+    async admit(key) {
+      const token = crypto.randomUUID();
+      const reply = (await run(ADMIT, site(key), [token, String(leaseMs), pace ? '1' : '0']))?.reply;
+      const [kind, a, b] = Array.isArray(reply) ? (reply as unknown[]) : [];
+      const until = typeof a === 'number' ? now() + a : NaN;
+      if (kind === 'call') return { kind, ...(a === 1 ? { probe: token } : {}), ...(typeof b === 'number' && b >= 0 ? { counted: b } : {}) };
+      if (kind === 'hold' && until > 0) return { kind, until, ...(typeof b === 'number' && b >= 0 ? { limit: b } : {}) };
+      const error = kind === 'wait' || kind === 'follow' ? envelopeError(b) : undefined;
+      if (error && until > 0) {
+        // A wait is kept here as well, to answer from while Redis is down.
+        if (kind === 'wait') await fallback.setBackoff(key, { until, error });
+        return { kind: kind as 'wait' | 'follow', until, error };
+      }
+      // Redis did not answer, or answered what no script of ours says: this worker decides alone.
+      const local = await fallback.admit!(key);
+      if (local.kind === 'call') answeredHere.add(local);
+      return local;
+    },
+    async settle(key, settlement) {
+      const { admitted, wait, quota } = settlement;
+      if (wait) await fallback.setBackoff(key, wait);
+      if (answeredHere.has(admitted)) return fallback.settle!(key, settlement);
+      const left = wait ? Math.ceil(wait.until - now()) : 0;
+      const told = left > 0 ? [String(left), JSON.stringify(wait!.error)] : ['', ''];
+      const announced = quota ? [String(quota.remaining), String(quota.resetMs), String(quota.limit ?? ''), String(quota.windowMs ?? '')] : ['', '', '', ''];
+      const args = [admitted.probe ?? '', String(admitted.counted ?? ''), settlement.answered ? '1' : '0', ...told, ...announced, pace ? '1' : '0', String(PROBE_GRACE_MS)];
+      await run(SETTLE, site(key), args);
     },
     async getCopy(key) {
       const [local, shared] = await Promise.all([fallback.getCopy(key), run(GET_COPY, [redisKey(prefix, 'c', key), ...index])]);

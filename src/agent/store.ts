@@ -2,6 +2,7 @@
 // may serve when a site fails. One small interface, so a process, a disk or a fleet can hold it.
 import { LRUCache } from 'lru-cache';
 import type { EnvelopeError } from '../../generated/types.js';
+import type { Quota } from '../core/quota.js';
 
 /** A site's request to wait: until when (ms since the epoch, on the clock of the client that learnt it) and the error that said so. */
 export interface Backoff {
@@ -20,8 +21,39 @@ export interface CachedCopy {
 }
 
 /**
+ * What a store tells a request before it calls a site (Store.admit). Deadlines are ms since the
+ * epoch on the clock of the store's caller.
+ * - `call`: call the site. `probe` is the lease token when this call is the one that probes the
+ *   site after a shared wait ended; `counted` the window of an announced quota it took a request of.
+ * - `wait`: a wait the site asked for is running until `until`.
+ * - `follow`: a wait ended and another caller is probing the site; its lease ends at `until`.
+ *   `error` is the wait that ended.
+ * - `hold`: the quota the site announced is spent until `until`.
+ */
+export type Admission =
+  | { readonly kind: 'call'; readonly probe?: string; readonly counted?: number }
+  | { readonly kind: 'wait' | 'follow'; readonly until: number; readonly error: EnvelopeError }
+  | { readonly kind: 'hold'; readonly until: number; readonly limit?: number };
+
+/** What a call's answer told, for Store.settle. */
+export interface Settlement {
+  /** What admit answered for this call (the same object): the probe lease to release, the quota window it counted against. */
+  readonly admitted: Extract<Admission, { kind: 'call' }>;
+  /** True when the site answered at all; a probe that got no answer leaves the shared wait to the next one. */
+  readonly answered: boolean;
+  /** The wait the answer asked for, to share; without one, a probe's answer ends the shared wait. */
+  readonly wait?: Backoff;
+  /** The quota the answer announced. */
+  readonly quota?: Quota;
+}
+
+/**
  * Where clients and fetchers keep what they learnt. Every method may be synchronous or return a
  * promise. Implementations expire backoffs at `until` and bound what copies they keep.
+ *
+ * `admit` and `settle` are optional: a store that has them lets one caller probe a site when a
+ * shared wait ends while the others follow its answer, and paces callers to the quota sites
+ * announce. Without them, callers read backoffs with getBackoff before they call, as before.
  */
 export interface Store {
   getBackoff(key: string): Promise<Backoff | undefined> | Backoff | undefined;
@@ -29,10 +61,31 @@ export interface Store {
   getCopy(key: string): Promise<CachedCopy | undefined> | CachedCopy | undefined;
   setCopy(key: string, copy: CachedCopy): Promise<void> | void;
   deleteCopy(key: string): Promise<void> | void;
+  /** Whether a request to `key` may call now, in one step: a running wait, another caller's probe, a spent quota, or a call. */
+  admit?(key: string): Promise<Admission> | Admission;
+  /** Reports a call's answer: releases its probe lease, shares the wait it asked for, counts the quota it announced. */
+  settle?(key: string, settlement: Settlement): Promise<void> | void;
 }
 
+/** Options of the stores that pace a fleet (the memory and Redis stores). */
+export interface PacingOptions {
+  /**
+   * How long one caller may probe a site after a shared wait ended, in ms, while the others wait
+   * on its answer; a caller that dies mid-call is replaced when this runs out. 0 lets every
+   * caller call the moment a wait ends. @default 5000
+   */
+  readonly probeLeaseMs?: number;
+  /** Whether to keep callers within the quota sites announce (RateLimit, X-RateLimit-*). @default true */
+  readonly paceQuota?: boolean;
+}
+
+/** How long after a wait ended its first call is still a probe, in ms: longer than any caller keeps trying. */
+export const PROBE_GRACE_MS = 60_000;
+/** A quota answer whose reset lies at most this far past the known one is the same window (resets come in whole seconds). */
+const SAME_WINDOW_MS = 1000;
+
 /** Options of createMemoryStore. */
-export interface MemoryStoreOptions {
+export interface MemoryStoreOptions extends PacingOptions {
   /** The most bytes of cached copies to keep; the least recently used go first. @default 50 MiB */
   readonly maxBytes?: number;
   /** The most origins whose backoff to remember. @default 10_000 */
@@ -54,8 +107,33 @@ export function copySize(copy: CachedCopy): number {
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const now = options.now ?? Date.now;
+  const leaseMs = options.probeLeaseMs ?? 5000;
+  const pace = options.paceQuota ?? true;
+  const max = options.maxBackoffs ?? 10_000;
   const copies = new LRUCache<string, CachedCopy>({ maxSize: options.maxBytes ?? 50 * 1024 * 1024, sizeCalculation: (c) => Math.max(1, copySize(c)) });
-  const backoffs = new LRUCache<string, Backoff>({ max: options.maxBackoffs ?? 10_000 });
+  const backoffs = new LRUCache<string, Backoff>({ max });
+  // After a wait: until when its first call is a probe, the wait's error, and the probing caller's lease.
+  const probes = new LRUCache<string, { until: number; error: EnvelopeError; lease?: { token: string; until: number } }>({ max });
+  const quotas = new LRUCache<string, Pace>({ max });
+  let tokens = 0;
+
+  function setBackoff(key: string, backoff: Backoff): void {
+    const current = backoffs.get(key);
+    // A later deadline wins: two workers that learnt two delays both honour the longer.
+    if (current && current.until >= backoff.until) return;
+    backoffs.set(key, backoff);
+    probes.set(key, { until: backoff.until + PROBE_GRACE_MS, error: backoff.error });
+  }
+
+  /** The quota of `key` at `t`, refilled when its window has reset and its limit is known. */
+  function paceOf(key: string, t: number): Pace | undefined {
+    const q = quotas.get(key);
+    if (!q || t < q.reset) return q;
+    if (q.limit === undefined) return void quotas.delete(key);
+    refill(q, t);
+    return q;
+  }
+
   return {
     getBackoff(key) {
       const backoff = backoffs.get(key);
@@ -65,11 +143,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       }
       return backoff;
     },
-    setBackoff(key, backoff) {
-      const current = backoffs.get(key);
-      // A later deadline wins: two workers that learnt two delays both honour the longer.
-      if (!current || current.until < backoff.until) backoffs.set(key, backoff);
-    },
+    setBackoff,
     getCopy: (key) => copies.get(key),
     setCopy(key, copy) {
       copies.set(key, copy);
@@ -77,7 +151,93 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     deleteCopy(key) {
       copies.delete(key);
     },
+    admit(key) {
+      const t = now();
+      const backoff = backoffs.get(key);
+      if (backoff && backoff.until > t) return { kind: 'wait', until: backoff.until, error: backoff.error };
+      const probe = leaseMs > 0 ? probes.get(key) : undefined;
+      const probing = probe !== undefined && probe.until > t;
+      if (probing && probe.lease && probe.lease.until > t) return { kind: 'follow', until: probe.lease.until, error: probe.error };
+      const q = pace ? paceOf(key, t) : undefined;
+      if (q && q.left <= 0) return { kind: 'hold', until: q.reset, ...(q.limit === undefined ? {} : { limit: q.limit }) };
+      if (q) take(q);
+      if (!probing) return q ? { kind: 'call', counted: q.gen } : { kind: 'call' };
+      probe.lease = { token: String(++tokens), until: t + leaseMs };
+      return { kind: 'call', probe: probe.lease.token, ...(q ? { counted: q.gen } : {}) };
+    },
+    settle(key, settlement) {
+      const t = now();
+      const { probe: token, counted } = settlement.admitted;
+      const probe = probes.get(key);
+      if (token !== undefined && probe?.lease?.token === token) {
+        probe.lease = undefined;
+        // The probe's answer asked for no wait: the shared wait is over, and everyone may call.
+        if (settlement.answered && !settlement.wait) probes.delete(key);
+      }
+      if (settlement.wait) setBackoff(key, settlement.wait);
+      const q = quotas.get(key);
+      const current = q !== undefined && counted === q.gen;
+      if (current) q.inflight = Math.max(0, q.inflight - 1);
+      // An answer from an earlier window of the quota says nothing of this one.
+      if (!pace || !settlement.quota || (counted !== undefined && !current)) return;
+      const fresh = paceOf(key, t);
+      if (fresh) heed(fresh, settlement.quota, t);
+      else quotas.set(key, started(settlement.quota, t));
+    },
   };
+}
+
+/**
+ * A quota as a store keeps it: requests left, calls counted and not yet answered, the window's
+ * number (a call counted in an earlier window is not settled against this one), the limit and
+ * window length when known, when it resets, and whether that reset is only an estimate.
+ */
+interface Pace {
+  left: number;
+  inflight: number;
+  gen: number;
+  limit?: number;
+  window: number;
+  reset: number;
+  estimated: boolean;
+}
+
+/** The quota a first answer announced. */
+function started(quota: Quota, t: number): Pace {
+  return { left: quota.remaining, inflight: 0, gen: 0, ...(quota.limit === undefined ? {} : { limit: quota.limit }), window: quota.windowMs ?? quota.resetMs, reset: t + quota.resetMs, estimated: false };
+}
+
+/** Takes one request of the quota. */
+function take(q: Pace): void {
+  q.left -= 1;
+  q.inflight += 1;
+}
+
+/**
+ * Starts the quota's next window at `t`: the limit, less the calls still unanswered (they may land
+ * in this window), ending a window's length from now, an estimate the next answer replaces.
+ */
+function refill(q: Pace, t: number): void {
+  q.left = q.limit! - q.inflight;
+  q.inflight = 0;
+  q.gen += 1;
+  q.reset = t + q.window;
+  q.estimated = true;
+}
+
+/**
+ * What a new answer tells of the current window: never more requests left than it says (less the
+ * calls still unanswered) or than were counted here; its reset, rounded up by the site, replaces an
+ * estimate, and narrows one it says the same of; a later one means the window is later than known.
+ */
+function heed(q: Pace, quota: Quota, t: number): void {
+  const reset = t + quota.resetMs;
+  q.left = Math.min(q.left, quota.remaining - q.inflight);
+  if (q.estimated || reset > q.reset + SAME_WINDOW_MS) q.reset = reset;
+  else if (reset > q.reset - SAME_WINDOW_MS) q.reset = Math.min(q.reset, reset);
+  q.estimated = false;
+  if (quota.limit !== undefined) q.limit = quota.limit;
+  q.window = quota.windowMs ?? Math.max(q.window, quota.resetMs);
 }
 
 let shared: Store | undefined;

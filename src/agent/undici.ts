@@ -15,7 +15,7 @@ import type { Dispatcher } from 'undici';
 import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
-import { abortableSleep, allowance, freshAttempts, isIdempotent, nextWait, recalled, remember, rememberedWait, type AgentClientOptions, type Allowance } from './client.js';
+import { abortableSleep, admit, allowance, freshAttempts, isIdempotent, nextWait, scoper, settle, type AgentClientOptions, type Allowance, type Pass } from './client.js';
 import { memoryAnswer } from './drop-in.js';
 import { defaultStore, type Store } from './store.js';
 
@@ -113,10 +113,10 @@ async function readable(bytes: Buffer, encoding: string | string[] | undefined):
   return decoded;
 }
 
-/** The origin a dispatch goes to, or null when it names none (a Client's, composed directly). */
-function originOf(origin: string | URL): string | null {
+/** The URL a dispatch goes to, or null when it names no origin (a Client's, composed directly). */
+function urlOf(origin: string | URL, path: string): URL | null {
   try {
-    return new URL(String(origin)).origin;
+    return new URL(path, new URL(String(origin)).origin);
   } catch {
     return null;
   }
@@ -166,16 +166,21 @@ interface Rules {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly now: () => number;
   readonly store: Store;
+  readonly scopeOf: (url: URL) => string;
 }
 
 /** One request of the caller's, across the calls the rules allow it. */
 class Exchange {
   readonly stop = new AbortController();
   readonly relay = new Relay(this.stop);
-  readonly origin: string | null;
+  readonly url: URL | null;
+  /** What the request's waits and quota are kept under, null without an origin. */
+  readonly key: string | null;
   readonly body: ReturnType<typeof replayable>;
   readonly allowed: Allowance;
   readonly attempts = freshAttempts();
+  /** What the store let the current call do, until its answer is reported. */
+  #pass: Pass | null = null;
   #started = false;
   #finished = false;
 
@@ -185,40 +190,52 @@ class Exchange {
     readonly opts: Options,
     readonly caller: Handler,
   ) {
-    this.origin = opts.origin ? originOf(opts.origin) : null;
+    this.url = opts.origin ? urlOf(opts.origin, opts.path) : null;
+    this.key = this.url && rules.scopeOf(this.url);
     this.body = replayable(opts.body);
     this.allowed = allowance(rules.options, isIdempotent(opts.method, fieldsOf(opts.headers)));
   }
 
-  /** A wait the origin asked for earlier, slept out or answered from memory, then the first call. */
+  /** The first call, after what the store says of the site: a wait or a spent quota slept out, another caller's probe followed, or an answer from memory. */
   async run(): Promise<void> {
     try {
-      const known = this.origin === null ? null : await recalled(this.rules.store, this.origin, this.rules.now());
-      if (known) {
-        const seconds = rememberedWait(known.left, this.attempts, this.allowed);
-        if (seconds === null) return this.fromMemory(known.error);
-        await this.rules.sleep(seconds * 1000, this.stop.signal);
-      }
-      this.call(this.body.first);
+      await this.admitted(this.body.first);
     } catch (error) {
       this.fail(error as Error);
     }
   }
 
-  /** Sends the request once more, after `seconds`. */
+  /** Sends the request once more, after `seconds` and what the store then says. */
   async again(seconds: number, body: Options['body']): Promise<void> {
     try {
       await this.rules.sleep(seconds * 1000, this.stop.signal);
       if (this.stop.signal.aborted) throw this.stop.signal.reason;
-      this.call(body);
+      await this.admitted(body);
     } catch (error) {
       this.fail(error as Error);
     }
+  }
+
+  async admitted(body: Options['body']): Promise<void> {
+    if (this.key !== null) {
+      const { rules } = this;
+      const answer = await admit(rules.store, this.key, this.url!, this.attempts, this.allowed, rules.now, rules.sleep, this.stop.signal);
+      if ('error' in answer) return this.fromMemory(answer.error);
+      this.#pass = answer.pass;
+    }
+    this.call(body);
   }
 
   call(body: Options['body']): void {
     this.attempts.calls += 1;
     this.dispatch({ ...this.opts, body }, new Call(this));
+  }
+
+  /** Reports the current call's answer to the store, once: what it asked for and announced, or that none came. */
+  report(headers: IncomingHttpHeaders | undefined, error?: EnvelopeError): Promise<void> | void {
+    const pass = this.#pass;
+    this.#pass = null;
+    if (pass !== null) return settle(this.rules.store, this.key!, pass, headers && { headers }, error, this.rules.now());
   }
 
   /**
@@ -230,7 +247,7 @@ class Exchange {
       // The names as a dispatcher gives them, in whatever case a handler before this one wrote them.
       const body = await readable(held, toHeaders(headers).get('content-encoding') ?? undefined);
       const { error } = fromResponse(status, headers, body, { now: this.rules.now() });
-      if (this.origin !== null) await remember(this.rules.store, this.origin, error, this.rules.now());
+      await this.report(headers, error);
       const again = this.body.again();
       if (again === undefined) return null;
       const seconds = nextWait(error, this.attempts, this.allowed);
@@ -274,6 +291,7 @@ class Exchange {
  */
 class Call implements Handler {
   #mode: 'pass' | 'read' | 'decide' | 'drop' = 'pass';
+  #answered = false;
   #controller: Controller | null = null;
   #status = 0;
   #headers: IncomingHttpHeaders = {};
@@ -298,7 +316,11 @@ class Call implements Handler {
   }
 
   onResponseStart(_controller: Controller, status: number, headers: IncomingHttpHeaders, message?: string): void {
-    if (status < 400) return this.exchange.caller.onResponseStart?.(this.exchange.relay, status, headers, message);
+    this.#answered = true;
+    if (status < 400) {
+      void this.exchange.report(headers);
+      return this.exchange.caller.onResponseStart?.(this.exchange.relay, status, headers, message);
+    }
     this.#mode = 'read';
     this.#status = status;
     this.#headers = headers;
@@ -327,6 +349,8 @@ class Call implements Handler {
   }
 
   #close(ending: Ending): void {
+    // A call that failed before its answer began frees its probe for another caller.
+    if (!this.#answered) void this.exchange.report(undefined);
     if (this.#mode === 'pass') return this.exchange.close(ending);
     if (this.#mode === 'drop') return;
     this.#ended = ending;
@@ -379,7 +403,7 @@ class Call implements Handler {
  * @example setGlobalDispatcher(new Agent().compose(agentErrorsInterceptor()));
  */
 export function agentErrorsInterceptor(options: AgentErrorsInterceptorOptions = {}): Dispatcher.DispatcherComposeInterceptor {
-  const rules: Rules = { options, sleep: options.sleep ?? abortableSleep, now: options.now ?? Date.now, store: options.store ?? defaultStore() };
+  const rules: Rules = { options, sleep: options.sleep ?? abortableSleep, now: options.now ?? Date.now, store: options.store ?? defaultStore(), scopeOf: scoper(options.scope) };
   return (dispatch) =>
     function agentErrors(opts: Options, handler: Handler): boolean {
       // An upgrade (a WebSocket, CONNECT) is no request to repeat.

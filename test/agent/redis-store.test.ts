@@ -164,16 +164,16 @@ describe('the Redis store', () => {
     await a.setCopy('fresh', copy('v2')); // keeps the index keys alive past the first two copies
     await pause(250);
     expect(await b.getCopy('old')).toBeUndefined(); // a read of an expired copy drops its bytes,
-    expect([await raw.zScore(`${prefix}i:lru`, member('old')), await raw.hGet(`${prefix}i:size`, member('old'))]).toEqual([null, null]);
-    expect(await raw.zScore(`${prefix}i:lru`, member('unread'))).not.toBeNull();
+    expect([await raw.zScore(redisKey(prefix, 'i', 'lru'), member('old')), await raw.hGet(redisKey(prefix, 'i', 'size'), member('old'))]).toEqual([null, null]);
+    expect(await raw.zScore(redisKey(prefix, 'i', 'lru'), member('unread'))).not.toBeNull();
     await a.setCopy('new', copy('v2')); // and a save drops those of copies last used a TTL ago
-    expect((await raw.zRange(`${prefix}i:lru`, 0, -1)).sort()).toEqual([member('fresh'), member('new')].sort());
-    const sizes = await raw.hGetAll(`${prefix}i:size`);
+    expect((await raw.zRange(redisKey(prefix, 'i', 'lru'), 0, -1)).sort()).toEqual([member('fresh'), member('new')].sort());
+    const sizes = await raw.hGetAll(redisKey(prefix, 'i', 'size'));
     expect(Object.keys(sizes).sort()).toEqual([member('fresh'), member('new')].sort());
-    expect(Number(await raw.get(`${prefix}i:bytes`))).toBe(Object.values(sizes).reduce((n, v) => n + Number(v), 0));
+    expect(Number(await raw.get(redisKey(prefix, 'i', 'bytes')))).toBe(Object.values(sizes).reduce((n, v) => n + Number(v), 0));
     // A TTL after the last save every copy has expired, and so have the keys that counted them.
     await pause(450);
-    expect(await raw.exists([`${prefix}i:bytes`, `${prefix}i:size`, `${prefix}i:lru`])).toBe(0);
+    expect(await raw.exists([redisKey(prefix, 'i', 'bytes'), redisKey(prefix, 'i', 'size'), redisKey(prefix, 'i', 'lru')])).toBe(0);
   });
 
   it('keeps the fleet within maxBytes of copies, dropping the least recently used', async () => {
@@ -192,9 +192,9 @@ describe('the Redis store', () => {
     expect(await b.getCopy('a')).toBeDefined();
     expect(await b.getCopy('b')).toBeUndefined();
     expect(await b.getCopy('c')).toBeDefined();
-    const sizes = Object.values(await raw.hGetAll(`${prefix}i:size`)).map(Number);
+    const sizes = Object.values(await raw.hGetAll(redisKey(prefix, 'i', 'size'))).map(Number);
     expect(sizes).toEqual([size, size]);
-    expect(Number(await raw.get(`${prefix}i:bytes`))).toBe(2 * size);
+    expect(Number(await raw.get(redisKey(prefix, 'i', 'bytes')))).toBe(2 * size);
   });
 
   it('deletes a copy for every worker, with its bytes', async () => {
@@ -203,8 +203,8 @@ describe('the Redis store', () => {
     await a.setCopy('k', copy('v1'));
     await b.deleteCopy('k');
     expect(await c.getCopy('k')).toBeUndefined();
-    expect(await raw.get(`${prefix}i:bytes`)).toBe('0');
-    expect(await raw.hLen(`${prefix}i:size`)).toBe(0);
+    expect(await raw.get(redisKey(prefix, 'i', 'bytes'))).toBe('0');
+    expect(await raw.hLen(redisKey(prefix, 'i', 'size'))).toBe(0);
   });
 
   it('shares nothing between stores with different prefixes', async () => {
