@@ -170,47 +170,28 @@ function honoLimiter(mode: { standardHeaders: 'draft-6' | 'draft-7' }): () => Pr
   };
 }
 
-const express6 = (legacyHeaders: boolean): LimiterMode => ({
-  file: `express-rate-limit-draft-6${legacyHeaders ? '-legacy' : ''}.json`,
+// Each draft's fields, read before any X-RateLimit-* the legacy headers add:
+// draft-6: RateLimit-Limit/-Remaining/-Reset with RateLimit-Policy: 3;w=5;
+// draft-7: RateLimit: limit=3, remaining=2, reset=5 with RateLimit-Policy: 3;w=5;
+// draft-8: RateLimit: "3-in-5sec"; r=2; t=5 with RateLimit-Policy: "3-in-5sec"; q=3; w=5; pk=:...:.
+const expressMode = (standardHeaders: 'draft-6' | 'draft-7' | 'draft-8', legacyHeaders: boolean): LimiterMode => ({
+  file: `express-rate-limit-${standardHeaders}${legacyHeaders ? '-legacy' : ''}.json`,
   limiter: 'express-rate-limit',
   packages: ['express-rate-limit', 'express'],
-  mode: { standardHeaders: 'draft-6', legacyHeaders },
+  mode: { standardHeaders, legacyHeaders },
   docs: EXPRESS_DOCS,
-  // RateLimit-Limit/-Remaining/-Reset with RateLimit-Policy: 3;w=5 (read before any X-RateLimit-*).
   expect: expected(DELTA, WITH_POLICY),
-  start: expressLimiter({ standardHeaders: 'draft-6', legacyHeaders }),
-});
-
-const express7 = (legacyHeaders: boolean): LimiterMode => ({
-  file: `express-rate-limit-draft-7${legacyHeaders ? '-legacy' : ''}.json`,
-  limiter: 'express-rate-limit',
-  packages: ['express-rate-limit', 'express'],
-  mode: { standardHeaders: 'draft-7', legacyHeaders },
-  docs: EXPRESS_DOCS,
-  // RateLimit: limit=3, remaining=2, reset=5 with RateLimit-Policy: 3;w=5.
-  expect: expected(DELTA, WITH_POLICY),
-  start: expressLimiter({ standardHeaders: 'draft-7', legacyHeaders }),
-});
-
-const express8 = (legacyHeaders: boolean): LimiterMode => ({
-  file: `express-rate-limit-draft-8${legacyHeaders ? '-legacy' : ''}.json`,
-  limiter: 'express-rate-limit',
-  packages: ['express-rate-limit', 'express'],
-  mode: { standardHeaders: 'draft-8', legacyHeaders },
-  docs: EXPRESS_DOCS,
-  // RateLimit: "3-in-5sec"; r=2; t=5 with RateLimit-Policy: "3-in-5sec"; q=3; w=5; pk=:...:.
-  expect: expected(DELTA, WITH_POLICY),
-  start: expressLimiter({ standardHeaders: 'draft-8', legacyHeaders }),
+  start: expressLimiter({ standardHeaders, legacyHeaders }),
 });
 
 /** Every limiter and mode a fixture is captured from. */
 export const LIMITERS: readonly LimiterMode[] = [
-  express6(false),
-  express6(true),
-  express7(false),
-  express7(true),
-  express8(false),
-  express8(true),
+  expressMode('draft-6', false),
+  expressMode('draft-6', true),
+  expressMode('draft-7', false),
+  expressMode('draft-7', true),
+  expressMode('draft-8', false),
+  expressMode('draft-8', true),
   {
     file: 'express-rate-limit-legacy.json',
     limiter: 'express-rate-limit',

@@ -305,6 +305,9 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       if (left > 0) await run(SET_BACKOFF, site(key).slice(0, 3), [String(left), JSON.stringify(backoff.error), String(PROBE_GRACE_MS)]);
     },
     async admit(key) {
+      // A wait this worker knows of (learnt here, or read from Redis before) is answered without Redis.
+      const known = await fallback.getBackoff(key);
+      if (known) return { kind: 'wait', until: known.until, error: known.error };
       const token = crypto.randomUUID();
       const reply = (await run(ADMIT, site(key), [token, String(leaseMs), pace ? '1' : '0']))?.reply;
       const [kind, a, b] = Array.isArray(reply) ? (reply as unknown[]) : [];

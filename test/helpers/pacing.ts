@@ -35,6 +35,15 @@ async function shareWait(store: Store, key: string, ms = WAIT_MS): Promise<void>
 
 /** Runs the pacing cases on stores made by `pair`; `unique` gives each case a key of its own. */
 export function pacingContract(pair: MakePair, unique: (what: string) => string): void {
+  /** Two workers and a key whose shared wait has just ended, and the first call after it, which worker a made: the probe. */
+  async function waitEnded(what: string) {
+    const [a, b] = await pair({ probeLeaseMs: LEASE_MS });
+    const key = unique(what);
+    await shareWait(a, key);
+    await pause(WAIT_MS + 30);
+    return { a, b, key, probe: expectCall(await admit(a, key)) };
+  }
+
   it('lets a call through when it knows nothing of the site, without a probe or a count', async () => {
     const [a] = await pair({});
     expect(await admit(a, unique('fresh'))).toEqual({ kind: 'call' });
@@ -64,11 +73,7 @@ export function pacingContract(pair: MakePair, unique: (what: string) => string)
   });
 
   it("shares the probe's new wait with its followers", async () => {
-    const [a, b] = await pair({ probeLeaseMs: LEASE_MS });
-    const key = unique('again');
-    await shareWait(a, key);
-    await pause(WAIT_MS + 30);
-    const probe = expectCall(await admit(a, key));
+    const { a, b, key, probe } = await waitEnded('again');
     expect((await admit(b, key)).kind).toBe('follow');
     await a.settle!(key, { admitted: probe, answered: true, wait: { until: Date.now() + WAIT_MS, error: { ...ERROR, message: 'still busy' } } });
     expect(await admit(b, key)).toMatchObject({ kind: 'wait', error: { message: 'still busy' } });
@@ -79,11 +84,7 @@ export function pacingContract(pair: MakePair, unique: (what: string) => string)
   });
 
   it('hands the probe to the next worker when one got no answer, and keeps the wait meanwhile', async () => {
-    const [a, b] = await pair({ probeLeaseMs: LEASE_MS });
-    const key = unique('unanswered');
-    await shareWait(a, key);
-    await pause(WAIT_MS + 30);
-    const first = expectCall(await admit(a, key));
+    const { a, b, key, probe: first } = await waitEnded('unanswered');
     await a.settle!(key, { admitted: first, answered: false });
     const second = expectCall(await admit(b, key));
     expect(second.probe).toBeDefined();
@@ -92,11 +93,7 @@ export function pacingContract(pair: MakePair, unique: (what: string) => string)
   });
 
   it('gives the probe to another worker once a holder that never answers has run out its lease, and ignores the holder when it comes back late', async () => {
-    const [a, b] = await pair({ probeLeaseMs: LEASE_MS });
-    const key = unique('dead');
-    await shareWait(a, key);
-    await pause(WAIT_MS + 30);
-    const dead = expectCall(await admit(a, key));
+    const { a, b, key, probe: dead } = await waitEnded('dead');
     const follow = await admit(b, key);
     expect(follow.kind).toBe('follow');
     await pause(Math.max(0, (follow as { until: number }).until - Date.now()) + 20);
