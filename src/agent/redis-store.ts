@@ -2,7 +2,7 @@
 // for and the copies they kept. It takes a node-redis client by shape and never loads `redis`.
 import type { EnvelopeError } from '../../generated/types.js';
 import { validateEnvelope } from '../core/validate.js';
-import { createMemoryStore, PROBE_GRACE_MS, type Admission, type Backoff, type CachedCopy, type PacingOptions, type Store } from './store.js';
+import { createMemoryStore, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type Backoff, type CachedCopy, type PacingOptions, type Store } from './store.js';
 
 /** What the store needs of a node-redis (v4, v5 or v6) client or cluster besides sendCommand. */
 interface Connection {
@@ -57,11 +57,12 @@ export interface RedisStore extends Store {
 
 /**
  * The Redis key of a store key of one kind: valid UTF-16 as it is, anything else escaped, so
- * distinct keys never meet. Each site's keys (b wait, p probe, l lease, q quota) carry one hash
+ * distinct keys never meet. Each site's keys (b wait, p probe, l lease, q quota, u calls let through
+ * before a quota was known) carry one hash
  * tag, and the copies (c) and their index (i) another, so each script's keys share a Redis Cluster
  * slot.
  */
-export function redisKey(prefix: string, kind: 'b' | 'p' | 'l' | 'q' | 'c' | 'i', key: string): string {
+export function redisKey(prefix: string, kind: 'b' | 'p' | 'l' | 'q' | 'u' | 'c' | 'i', key: string): string {
   const wellFormed = !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(key);
   // UTF-8 turns each lone surrogate into U+FFFD; JSON escapes them instead, under its own tag.
   const name = wellFormed ? `=${key}` : `~${JSON.stringify(key)}`;
@@ -81,7 +82,7 @@ const script = (source: string): Script => ({ source });
 const CLOCK = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
-// A site's keys: KEYS = wait (b), probe (p), lease (l), quota (q). Sharing a wait keeps the longer
+// A site's keys: KEYS = wait (b), probe (p), lease (l), quota (q), calls let through uncounted (u). Sharing a wait keeps the longer
 // one, and marks its first call after it ends as a probe for PROBE_GRACE_MS (ARGV[3] of SET_BACKOFF
 // and ARGV[11] of SETTLE), dropping any lease.
 const SHARE = `local function share(ms, error, grace) if redis.call('PTTL', KEYS[1]) >= ms then return 0 end
@@ -91,22 +92,25 @@ const SET_BACKOFF = script(`${SHARE}return share(tonumber(ARGV[1]), ARGV[2], ton
 const GET_BACKOFF = script(`local v = redis.call('GET', KEYS[1]) if not v then return false end
 return {v, redis.call('PTTL', KEYS[1])}`);
 
-// The quota (a hash: l left, f in flight, g window number, q limit, w window ms, r reset on Redis's
-// clock, e 1 while r is an estimate), as createMemoryStore keeps it: refilled to the limit less what
-// is in flight when its window resets, forgotten then when the limit is unknown.
-const QUOTA = `${CLOCK}local function quota() local q = redis.call('HMGET', KEYS[4], 'l', 'f', 'g', 'q', 'w', 'r', 'e')
+// The quota (a hash: l left, f in flight, n calls counted ever, s the count its window started at,
+// q limit, w window ms, r reset on Redis's clock, e 1 while r is an estimate, y 1 while calls let
+// through before it was known are unanswered, m the least their answers said was left), as
+// createMemoryStore keeps it: refilled to the limit less what is in flight when its window resets,
+// forgotten then when the limit is unknown. KEYS[5] counts the calls let through uncounted and
+// not yet answered.
+const QUOTA = `${CLOCK}local F = {'l', 'f', 'n', 's', 'q', 'w', 'r', 'e', 'y', 'm'}
+local function quota() local q = redis.call('HMGET', KEYS[4], unpack(F))
 if not q[1] then return nil end
-local s = {l = tonumber(q[1]), f = tonumber(q[2]), g = tonumber(q[3]), q = tonumber(q[4]), w = tonumber(q[5]), r = tonumber(q[6]), e = tonumber(q[7])}
+local s = {} for i, k in ipairs(F) do s[k] = tonumber(q[i]) end
 if now < s.r then return s end
 if not s.q then redis.call('DEL', KEYS[4]) return nil end
-s.l = s.q - s.f s.f = 0 s.g = s.g + 1 s.r = now + s.w s.e = 1 return s end
-local function keep(s) redis.call('HSET', KEYS[4], 'l', s.l, 'f', s.f, 'g', s.g, 'w', s.w, 'r', s.r, 'e', s.e)
-if s.q then redis.call('HSET', KEYS[4], 'q', s.q) end
+s.l = s.q - s.f s.f = 0 s.s = s.n s.r = now + s.w s.e = 1 s.y = 0 return s end
+local function keep(s) for _, k in ipairs(F) do if s[k] then redis.call('HSET', KEYS[4], k, s[k]) end end
 redis.call('PEXPIRE', KEYS[4], math.max(s.r - now, 0) + s.w + ${PROBE_GRACE_MS}) end
 `;
 
 // Before a call. ARGV = lease token, lease ms (0: no probe), pace quota (1 or 0). Replies
-// {'wait', ms, error}, {'follow', ms, error}, {'hold', ms, limit or -1} or {'call', probe 1 or 0, window or -1}.
+// {'wait', ms, error}, {'follow', ms, error}, {'hold', ms, limit or -1} or {'call', probe 1 or 0, the call's count or -1}.
 const ADMIT = script(`${QUOTA}local w = redis.call('GET', KEYS[1])
 if w then local left = redis.call('PTTL', KEYS[1]) if left > 0 then return {'wait', left, w} end end
 local probing = false
@@ -115,24 +119,31 @@ local lease = redis.call('PTTL', KEYS[3]) if lease > 0 then return {'follow', le
 local counted = -1
 if ARGV[3] == '1' then local s = quota() if s then
 if s.l <= 0 then keep(s) return {'hold', s.r - now, s.q or -1} end
-s.l = s.l - 1 s.f = s.f + 1 keep(s) counted = s.g end end
+s.l = s.l - 1 s.f = s.f + 1 s.n = s.n + 1 keep(s) counted = s.n
+elseif redis.call('INCR', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ${UNCOUNTED_MS}) end end
 if probing then redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2]) end
 return {'call', probing and 1 or 0, counted}`);
 
-// After a call. ARGV = lease token or '', window or '', answered (1 or 0), wait ms or '', wait's
+// After a call. ARGV = lease token or '', the call's count or '', answered (1 or 0), wait ms or '', wait's
 // error, quota remaining or '', reset ms, limit or '', window ms or '', pace (1 or 0), probe grace ms.
 const SETTLE = script(`${QUOTA}${SHARE}if ARGV[1] ~= '' and redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3])
 if ARGV[3] == '1' and ARGV[4] == '' then redis.call('DEL', KEYS[2]) end end
 if ARGV[4] ~= '' then share(tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[11])) end
+if ARGV[10] ~= '1' then return 1 end
 local s = quota()
-local current = s and ARGV[2] ~= '' and tonumber(ARGV[2]) == s.g
+local counted = tonumber(ARGV[2])
+local current = s and counted and counted > s.s
 if current then s.f = math.max(0, s.f - 1) end
-if ARGV[10] == '1' and ARGV[6] ~= '' and (ARGV[2] == '' or current) then
-local reset = now + tonumber(ARGV[7])
-if not s then s = {l = tonumber(ARGV[6]), f = 0, g = 0, w = tonumber(ARGV[9]) or tonumber(ARGV[7]), r = reset, e = 0}
-else s.l = math.min(s.l, tonumber(ARGV[6]) - s.f)
+local pending = 0
+if not counted then pending = math.max(tonumber(redis.call('GET', KEYS[5]) or '1') - 1, 0)
+if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('SET', KEYS[5], pending, 'KEEPTTL') end end
+if ARGV[6] ~= '' and (not counted or current) then
+local left, reset = tonumber(ARGV[6]), now + tonumber(ARGV[7])
+if not s then s = {l = left - pending, f = 0, n = 0, s = 0, w = tonumber(ARGV[9]) or tonumber(ARGV[7]), r = reset, e = 0, y = pending > 0 and 1 or 0, m = left}
+else local young = s.y == 1 and not counted s.l = math.min(s.l, left)
 if s.e == 1 or reset > s.r + 1000 then s.r = reset elseif reset > s.r - 1000 then s.r = math.min(s.r, reset) end
-s.e = 0 s.w = tonumber(ARGV[9]) or math.max(s.w, tonumber(ARGV[7])) end
+s.e = 0 s.w = tonumber(ARGV[9]) or math.max(s.w, tonumber(ARGV[7]))
+if young then s.m = math.min(s.m, left) s.y = pending > 0 and 1 or 0 s.l = s.m - pending - s.n end end
 s.q = tonumber(ARGV[8]) or s.q end
 if s then keep(s) end return 1`);
 
@@ -205,7 +216,7 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
   // The calls this worker admitted alone, while Redis was down, are settled alone too.
   const answeredHere = new WeakSet<Admission>();
   const index = ['lru', 'size', 'bytes'].map((name) => redisKey(prefix, 'i', name));
-  const site = (key: string): string[] => (['b', 'p', 'l', 'q'] as const).map((kind) => redisKey(prefix, kind, key));
+  const site = (key: string): string[] => (['b', 'p', 'l', 'q', 'u'] as const).map((kind) => redisKey(prefix, kind, key));
   // A cluster routes each command by its first key; every script's keys share that key's slot.
   const send: (keys: string[], args: string[]) => Promise<unknown> =
     typeof (client as Partial<RedisClusterLike>).getSlotMaster === 'function'

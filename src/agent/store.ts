@@ -24,7 +24,8 @@ export interface CachedCopy {
  * What a store tells a request before it calls a site (Store.admit). Deadlines are ms since the
  * epoch on the clock of the store's caller.
  * - `call`: call the site. `probe` is the lease token when this call is the one that probes the
- *   site after a shared wait ended; `counted` the window of an announced quota it took a request of.
+ *   site after a shared wait ended; `counted` its number among the calls counted against the quota
+ *   the site announced, when it was.
  * - `wait`: a wait the site asked for is running until `until`.
  * - `follow`: a wait ended and another caller is probing the site; its lease ends at `until`.
  *   `error` is the wait that ended.
@@ -37,7 +38,7 @@ export type Admission =
 
 /** What a call's answer told, for Store.settle. */
 export interface Settlement {
-  /** What admit answered for this call (the same object): the probe lease to release, the quota window it counted against. */
+  /** What admit answered for this call (the same object): the probe lease to release, its number among the calls counted against a quota. */
   readonly admitted: Extract<Admission, { kind: 'call' }>;
   /** True when the site answered at all; a probe that got no answer leaves the shared wait to the next one. */
   readonly answered: boolean;
@@ -81,6 +82,8 @@ export interface PacingOptions {
 
 /** How long after a wait ended its first call is still a probe, in ms: longer than any caller keeps trying. */
 export const PROBE_GRACE_MS = 60_000;
+/** How long after the first call let through before any quota was known such calls count against the first one announced, in ms. */
+export const UNCOUNTED_MS = 10_000;
 /** A quota answer whose reset lies at most this far past the known one is the same window (resets come in whole seconds). */
 const SAME_WINDOW_MS = 1000;
 
@@ -115,6 +118,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   // After a wait: until when its first call is a probe, the wait's error, and the probing caller's lease.
   const probes = new LRUCache<string, { until: number; error: EnvelopeError; lease?: { token: string; until: number } }>({ max });
   const quotas = new LRUCache<string, Pace>({ max });
+  // Calls let through while no quota was known and not yet answered (for UNCOUNTED_MS from the
+  // first): the answers that announce a quota count those that may still be on their way.
+  const uncounted = new LRUCache<string, { n: number; until: number }>({ max });
+  /** One more uncounted call answered: those still unanswered. */
+  const answeredUncounted = (key: string, t: number): number => {
+    const u = uncounted.get(key);
+    if (!u || u.until <= t) return 0;
+    u.n = Math.max(0, u.n - 1);
+    return u.n;
+  };
   let tokens = 0;
 
   function setBackoff(key: string, backoff: Backoff): void {
@@ -161,9 +174,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       const q = pace ? paceOf(key, t) : undefined;
       if (q && q.left <= 0) return { kind: 'hold', until: q.reset, ...(q.limit === undefined ? {} : { limit: q.limit }) };
       if (q) take(q);
-      if (!probing) return q ? { kind: 'call', counted: q.gen } : { kind: 'call' };
+      else if (pace) {
+        const u = uncounted.get(key);
+        if (u && u.until > t) u.n += 1;
+        else uncounted.set(key, { n: 1, until: t + UNCOUNTED_MS });
+      }
+      if (!probing) return q ? { kind: 'call', counted: q.taken } : { kind: 'call' };
       probe.lease = { token: String(++tokens), until: t + leaseMs };
-      return { kind: 'call', probe: probe.lease.token, ...(q ? { counted: q.gen } : {}) };
+      return { kind: 'call', probe: probe.lease.token, ...(q ? { counted: q.taken } : {}) };
     },
     settle(key, settlement) {
       const t = now();
@@ -175,42 +193,51 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         if (settlement.answered && !settlement.wait) probes.delete(key);
       }
       if (settlement.wait) setBackoff(key, settlement.wait);
-      const q = quotas.get(key);
-      const current = q !== undefined && counted === q.gen;
+      if (!pace) return;
+      const q = paceOf(key, t);
+      const current = q !== undefined && counted !== undefined && counted > q.start;
       if (current) q.inflight = Math.max(0, q.inflight - 1);
       // An answer from an earlier window of the quota says nothing of this one.
-      if (!pace || !settlement.quota || (counted !== undefined && !current)) return;
-      const fresh = paceOf(key, t);
-      if (fresh) heed(fresh, settlement.quota, t);
-      else quotas.set(key, started(settlement.quota, t));
+      const pending = counted === undefined ? answeredUncounted(key, t) : 0;
+      if (!settlement.quota || (counted !== undefined && !current)) return;
+      if (!q) quotas.set(key, started(settlement.quota, t, pending));
+      else if (q.young && counted === undefined) young(q, settlement.quota, t, pending);
+      else heed(q, settlement.quota, t);
     },
   };
 }
 
 /**
- * A quota as a store keeps it: requests left, calls counted and not yet answered, the window's
- * number (a call counted in an earlier window is not settled against this one), the limit and
- * window length when known, when it resets, and whether that reset is only an estimate.
+ * A quota as a store keeps it: requests left, calls counted and not yet answered, calls counted
+ * ever (each call's number is what it says when it settles) and when the window started by that
+ * count (a call counted in an earlier window is not settled against this one), the limit and
+ * window length when known, when it resets, and whether that reset is only an estimate. While
+ * calls let through before it was known are unanswered (`young`), `low` is the least any of their
+ * answers said was left.
  */
 interface Pace {
   left: number;
+  young: boolean;
+  low: number;
   inflight: number;
-  gen: number;
+  taken: number;
+  start: number;
   limit?: number;
   window: number;
   reset: number;
   estimated: boolean;
 }
 
-/** The quota a first answer announced. */
-function started(quota: Quota, t: number): Pace {
-  return { left: quota.remaining, inflight: 0, gen: 0, ...(quota.limit === undefined ? {} : { limit: quota.limit }), window: quota.windowMs ?? quota.resetMs, reset: t + quota.resetMs, estimated: false };
+/** The quota a first answer announced, less the `pending` calls let through uncounted that may not have reached the site yet. */
+function started(quota: Quota, t: number, pending: number): Pace {
+  return { left: quota.remaining - pending, young: pending > 0, low: quota.remaining, inflight: 0, taken: 0, start: 0, ...(quota.limit === undefined ? {} : { limit: quota.limit }), window: quota.windowMs ?? quota.resetMs, reset: t + quota.resetMs, estimated: false };
 }
 
 /** Takes one request of the quota. */
 function take(q: Pace): void {
   q.left -= 1;
   q.inflight += 1;
+  q.taken += 1;
 }
 
 /**
@@ -219,25 +246,40 @@ function take(q: Pace): void {
  */
 function refill(q: Pace, t: number): void {
   q.left = q.limit! - q.inflight;
+  q.young = false;
   q.inflight = 0;
-  q.gen += 1;
+  q.start = q.taken;
   q.reset = t + q.window;
   q.estimated = true;
 }
 
 /**
- * What a new answer tells of the current window: never more requests left than it says (less the
- * calls still unanswered) or than were counted here; its reset, rounded up by the site, replaces an
+ * What a new answer tells of the current window: never more requests left than it says, nor more
+ * than were counted here. (The calls counted since it are already off the count here; what it says
+ * is less only when others spent the quota too.) Its reset, rounded up by the site, replaces an
  * estimate, and narrows one it says the same of; a later one means the window is later than known.
  */
 function heed(q: Pace, quota: Quota, t: number): void {
   const reset = t + quota.resetMs;
-  q.left = Math.min(q.left, quota.remaining - q.inflight);
+  q.left = Math.min(q.left, quota.remaining);
   if (q.estimated || reset > q.reset + SAME_WINDOW_MS) q.reset = reset;
   else if (reset > q.reset - SAME_WINDOW_MS) q.reset = Math.min(q.reset, reset);
   q.estimated = false;
   if (quota.limit !== undefined) q.limit = quota.limit;
   q.window = quota.windowMs ?? Math.max(q.window, quota.resetMs);
+}
+
+/**
+ * An answer to a call let through before the quota was known, while others are unanswered: the
+ * least any such answer said was left is what the site had left once it had seen them all, less
+ * those still on their way and the calls counted since. It may say more is left than the first
+ * answer did (answers come back in any order); once all are answered, it is exact.
+ */
+function young(q: Pace, quota: Quota, t: number, pending: number): void {
+  q.low = Math.min(q.low, quota.remaining);
+  q.young = pending > 0;
+  heed(q, quota, t);
+  q.left = q.low - pending - q.taken;
 }
 
 let shared: Store | undefined;

@@ -1,61 +1,16 @@
-// Fleet mode end to end: worker processes (test/helpers/fleet-worker.ts) share one real Redis
-// through createRedisStore, against real loopback sites.
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// Fleet mode end to end: worker processes (test/helpers/fleet-worker.ts, started by the harness in
+// test/helpers/fleet.ts) share one real Redis through createRedisStore, against real loopback sites.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READERS } from '../../generated/catalog.js';
-import type { Command, HammerReport, Status, StoreKind } from '../helpers/fleet-worker.js';
+import { hostNow, perWindow as windowsOf, startWorker, until, type HammerReport, type Status, type StoreKind, type Worker } from '../helpers/fleet.js';
 import { cleanUp, privateRedis, sharedRedis, uniquePrefix, type TestRedis } from '../helpers/redis.js';
 import { serve, type TestServer } from '../helpers/server.js';
 
-const WORKER = fileURLToPath(new URL('../helpers/fleet-worker.ts', import.meta.url));
 const WORKERS = 4;
 const WINDOW_MS = 5000; // the site's Retry-After: 5
 const WINDOWS = 2;
 // The worker processes' clocks and this one's are one host clock, read a little apart.
 const CLOCK_SLACK_MS = 2;
-const hostNow = (): number => performance.timeOrigin + performance.now();
-
-interface Worker {
-  readonly send: (command: Command) => Promise<any>;
-  readonly close: () => Promise<void>;
-}
-
-async function startWorker(redisUrl: string, prefix: string): Promise<Worker> {
-  const child: ChildProcess = fork(WORKER, [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, REDIS_URL: redisUrl, KEY_PREFIX: prefix },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  let next = 0;
-  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it was ready`)));
-    child.on('message', (message: { ready?: true; id?: number; result?: unknown; error?: string }) => {
-      if (message.ready) return resolve();
-      const pending = waiting.get(message.id!);
-      waiting.delete(message.id!);
-      if (message.error !== undefined) pending?.reject(new Error(message.error));
-      else pending?.resolve(message.result);
-    });
-  });
-  child.once('exit', (code) => {
-    for (const { reject } of waiting.values()) reject(new Error(`worker exited with ${code}`));
-  });
-  return {
-    send: (command) =>
-      new Promise((resolve, reject) => {
-        const id = next++;
-        waiting.set(id, { resolve, reject });
-        child.send({ id, ...command });
-      }),
-    close: async () => {
-      if (child.connected) child.disconnect();
-      await exited;
-    },
-  };
-}
 
 /** A site that rate-limits every request with Retry-After: 5, and records when each arrived. */
 async function rateLimitedSite(): Promise<TestServer & { arrivals: number[] }> {
@@ -68,25 +23,7 @@ async function rateLimitedSite(): Promise<TestServer & { arrivals: number[] }> {
 }
 
 /** Calls per window: a window opens with the first call after the last one closed, and lasts WINDOW_MS. */
-function perWindow(arrivals: readonly number[]): { opened: number; calls: number }[] {
-  const windows: { opened: number; calls: number }[] = [];
-  for (const t of arrivals) {
-    const last = windows.at(-1);
-    if (last && t < last.opened + WINDOW_MS) last.calls += 1;
-    else windows.push({ opened: t, calls: 1 });
-  }
-  return windows;
-}
-
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  const deadline = performance.now() + ms;
-  while (!(await check())) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await pause(50);
-  }
-}
+const perWindow = (arrivals: readonly number[]) => windowsOf(arrivals, WINDOW_MS);
 
 describe('a fleet of worker processes on one Redis', () => {
   let redis: TestRedis;

@@ -164,7 +164,7 @@ export function pacingContract(pair: MakePair, unique: (what: string) => string)
     const first = expectCall(await admit(a, key));
     await a.settle!(key, { admitted: first, answered: true, quota: { remaining: 5, resetMs: 2000 } });
     const c1 = expectCall(await admit(b, key));
-    // Another client of the same account spent most of it: the site says 1 is left (less c1, in flight).
+    // Another client of the same account spent most of it: the site says 2 are left.
     await b.settle!(key, { admitted: c1, answered: true, quota: { remaining: 2, resetMs: 2000 } });
     const c2 = expectCall(await admit(a, key));
     const c3 = expectCall(await admit(b, key));
@@ -172,6 +172,47 @@ export function pacingContract(pair: MakePair, unique: (what: string) => string)
     // A stale answer saying more is left changes nothing.
     await a.settle!(key, { admitted: c2, answered: true, quota: { remaining: 4, resetMs: 1900 } });
     await b.settle!(key, { admitted: c3, answered: true, quota: { remaining: 3, resetMs: 1900 } });
+    expect((await admit(b, key)).kind).toBe('hold');
+  });
+
+  it('counts the calls let through before any quota was known against the first one announced', async () => {
+    const [a, b] = await pair({});
+    const key = unique('first-contact');
+    // Three workers call at once, knowing nothing; the first answer says 4 are left.
+    const [first] = [expectCall(await admit(a, key)), expectCall(await admit(b, key)), expectCall(await admit(a, key))];
+    await a.settle!(key, { admitted: first!, answered: true, quota: { remaining: 4, resetMs: 2000 } });
+    // The other two may not have reached the site yet: 4 - 2 are left to take.
+    expectCall(await admit(b, key));
+    expectCall(await admit(a, key));
+    expect((await admit(b, key)).kind).toBe('hold');
+  });
+
+  it('learns what a first contact left of the quota once all its answers are in, whatever their order', async () => {
+    const [a, b] = await pair({});
+    const key = unique('first-order');
+    const calls = [expectCall(await admit(a, key)), expectCall(await admit(b, key)), expectCall(await admit(a, key))];
+    // The site saw them in order (4, 3 and 2 left); the answers come back last first.
+    await b.settle!(key, { admitted: calls[2]!, answered: true, quota: { remaining: 2, resetMs: 2000 } });
+    expect((await admit(a, key)).kind).toBe('hold');
+    await a.settle!(key, { admitted: calls[0]!, answered: true, quota: { remaining: 4, resetMs: 2000 } });
+    await b.settle!(key, { admitted: calls[1]!, answered: true, quota: { remaining: 3, resetMs: 2000 } });
+    // All answered: 2 are left, not 0.
+    expectCall(await admit(a, key));
+    expectCall(await admit(b, key));
+    expect((await admit(a, key)).kind).toBe('hold');
+  });
+
+  it('holds nobody back for answers that come back out of order', async () => {
+    const [a, b] = await pair({});
+    const key = unique('order');
+    const first = expectCall(await admit(a, key));
+    await a.settle!(key, { admitted: first, answered: true, quota: { remaining: 5, resetMs: 2000 } });
+    const [c1, , c3] = [expectCall(await admit(a, key)), expectCall(await admit(b, key)), expectCall(await admit(a, key))];
+    // The site counted all three; the last one's answer arrives first, then the first one's.
+    await a.settle!(key, { admitted: c3, answered: true, quota: { remaining: 2, resetMs: 2000 } });
+    await a.settle!(key, { admitted: c1, answered: true, quota: { remaining: 4, resetMs: 2000 } });
+    expectCall(await admit(b, key));
+    expectCall(await admit(a, key));
     expect((await admit(b, key)).kind).toBe('hold');
   });
 
