@@ -184,6 +184,17 @@ const expressMode = (standardHeaders: 'draft-6' | 'draft-7' | 'draft-8', legacyH
   start: expressLimiter({ standardHeaders, legacyHeaders }),
 });
 
+// hono-rate-limiter's draft-6 and draft-7 fields are express-rate-limit's.
+const honoMode = (standardHeaders: 'draft-6' | 'draft-7'): LimiterMode => ({
+  file: `hono-rate-limiter-${standardHeaders}.json`,
+  limiter: 'hono-rate-limiter',
+  packages: ['hono-rate-limiter', 'hono', '@hono/node-server'],
+  mode: { standardHeaders },
+  docs: HONO_DOCS,
+  expect: expected(DELTA, WITH_POLICY),
+  start: honoLimiter({ standardHeaders }),
+});
+
 /** Every limiter and mode a fixture is captured from. */
 export const LIMITERS: readonly LimiterMode[] = [
   expressMode('draft-6', false),
@@ -222,24 +233,8 @@ export const LIMITERS: readonly LimiterMode[] = [
     expect: expected(DELTA, LIMIT_ONLY),
     start: fastifyLimiter({ enableDraftSpec: true }),
   },
-  {
-    file: 'hono-rate-limiter-draft-6.json',
-    limiter: 'hono-rate-limiter',
-    packages: ['hono-rate-limiter', 'hono', '@hono/node-server'],
-    mode: { standardHeaders: 'draft-6' },
-    docs: HONO_DOCS,
-    expect: expected(DELTA, WITH_POLICY),
-    start: honoLimiter({ standardHeaders: 'draft-6' }),
-  },
-  {
-    file: 'hono-rate-limiter-draft-7.json',
-    limiter: 'hono-rate-limiter',
-    packages: ['hono-rate-limiter', 'hono', '@hono/node-server'],
-    mode: { standardHeaders: 'draft-7' },
-    docs: HONO_DOCS,
-    expect: expected(DELTA, WITH_POLICY),
-    start: honoLimiter({ standardHeaders: 'draft-7' }),
-  },
+  honoMode('draft-6'),
+  honoMode('draft-7'),
 ];
 
 /** The fixture's name: the limiter and its header options. */
