@@ -292,10 +292,11 @@ export type Pass = Extract<Admission, { kind: 'call' }>;
 const CALL: Pass = { kind: 'call' };
 
 /** A store without admit, asked as before: a running wait, or a call. */
-async function admission(store: Store, key: string): Promise<Admission> {
+function admission(store: Store, key: string): Promise<Admission> | Admission {
   if (store.admit) return store.admit(key);
-  const backoff = await store.getBackoff(key);
-  return backoff ? { kind: 'wait', until: backoff.until, error: backoff.error } : CALL;
+  const backoff = store.getBackoff(key);
+  const answer = (b: Backoff | undefined): Admission => (b ? { kind: 'wait', until: b.until, error: b.error } : CALL);
+  return backoff instanceof Promise ? backoff.then(answer) : answer(backoff);
 }
 
 /** The error a spent quota is handed back with. */
@@ -311,7 +312,7 @@ function quotaError(url: URL, seconds: number, limit: number | undefined): Envel
  * quota; or wait on another caller's probe, looking every FOLLOW_MS. All the sleeping stays within
  * maxWaitSeconds; a wait that does not fit is handed back as an error from memory.
  */
-export async function admit(
+export function admit(
   store: Store,
   key: string,
   url: URL,
@@ -320,9 +321,29 @@ export async function admit(
   now: () => number,
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
   signal?: AbortSignal,
-): Promise<{ pass: Pass } | { error: EnvelopeError }> {
-  for (;;) {
-    const a = await fromStore(() => admission(store, key), CALL);
+): Promise<Admitted> | Admitted {
+  // A synchronous store's "call" comes back without a promise: most calls pass straight through.
+  const first = fromStore(() => admission(store, key), CALL);
+  if (!(first instanceof Promise) && first.kind === 'call') return { pass: first };
+  return admitSlowly(first, store, key, url, attempts, allowed, now, sleep, signal);
+}
+
+/** What admit answers: a pass to call with, or an error to hand back. */
+export type Admitted = { pass: Pass } | { error: EnvelopeError };
+
+async function admitSlowly(
+  first: Promise<Admission> | Admission,
+  store: Store,
+  key: string,
+  url: URL,
+  attempts: Attempts,
+  allowed: Allowance,
+  now: () => number,
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<Admitted> {
+  for (let next = first; ; next = fromStore(() => admission(store, key), CALL)) {
+    const a = await next;
     if (a.kind === 'call') return { pass: a };
     const ms = a.until - now();
     if (!(ms > 0)) return { pass: CALL };
@@ -401,7 +422,8 @@ export function createRunner(options: AgentClientOptions = {}): (input: string |
       // What the site asked for earlier, of this process or (through a shared store) of another
       // one: a running wait slept out like a told one when it fits, another caller's probe
       // followed, a spent quota waited out; handed back from memory when it does not fit.
-      const admitted = await admit(store, key, url, attempts, allowed, now, sleep, signal);
+      let admitted = admit(store, key, url, attempts, allowed, now, sleep, signal);
+      if (admitted instanceof Promise) admitted = await admitted;
       if ('error' in admitted) return { url, error: admitted.error, remembered: true };
       attempts.calls += 1;
       let response: Response;
@@ -413,7 +435,8 @@ export function createRunner(options: AgentClientOptions = {}): (input: string |
         return { url, thrown: error, error: networkError(url, error) };
       }
       if (response.status < 400) {
-        await settle(store, key, admitted.pass, response, undefined, now());
+        const settled = settle(store, key, admitted.pass, response, undefined, now());
+        if (settled) await settled;
         return { url, response };
       }
 

@@ -169,10 +169,11 @@ function limitAndWindow(limitField: string | null, policyField: string | null): 
  * for the REST API"; @fastify/rate-limit: delta seconds). The reset is read by delay.ts's rule:
  * at least 1e12 is epoch ms, at least 1e9 epoch seconds, else delta seconds.
  */
-function separateFields(headers: Fields, prefix: string, clock: number, policyField: string | null = null): Quota | null {
+function separateFields(headers: Fields, prefix: string, clock: () => number, policyField: string | null = null): Quota | null {
   const remaining = integerField(headerValue(headers, `${prefix}remaining`));
-  const reset = resetSecondsUntil(headerValue(headers, `${prefix}reset`), clock);
-  if (remaining === null || reset === null) return null;
+  if (remaining === null) return null;
+  const reset = resetSecondsUntil(headerValue(headers, `${prefix}reset`), clock());
+  if (reset === null) return null;
   const [limit, windowSeconds] = limitAndWindow(headerValue(headers, `${prefix}limit`), policyField);
   return quotaOf(remaining, reset, limit, windowSeconds);
 }
@@ -188,13 +189,16 @@ function separateFields(headers: Fields, prefix: string, clock: number, policyFi
  * 0` lets no request through before `x-ratelimit-reset-tokens`.
  */
 function openAi(headers: Fields): Quota | null {
+  const remaining = headerValue(headers, 'x-ratelimit-remaining-requests');
+  const tokensLeft = headerValue(headers, 'x-ratelimit-remaining-tokens');
+  if (remaining === null && tokensLeft === null) return null;
   const requests = quotaOf(
-    integerField(headerValue(headers, 'x-ratelimit-remaining-requests')),
+    integerField(remaining),
     goDurationSeconds(headerValue(headers, 'x-ratelimit-reset-requests')),
     integerField(headerValue(headers, 'x-ratelimit-limit-requests')),
   );
   const exhausted: number[] = [];
-  if (decimalValue(headerValue(headers, 'x-ratelimit-remaining-tokens')) === 0) {
+  if (decimalValue(tokensLeft) === 0) {
     const tokens = wholeMs((goDurationSeconds(headerValue(headers, 'x-ratelimit-reset-tokens')) ?? Number.NaN) * 1000);
     if (tokens !== null) exhausted.push(tokens);
   }
@@ -231,17 +235,19 @@ function rfc3339SecondsUntil(value: string | null, clock: number): number | null
  * (`anthropic-ratelimit-tokens-*`, `-input-tokens-*`, `-output-tokens-*`) count as OpenAI's do:
  * only when exhausted.
  */
-function anthropic(headers: Fields, clock: number): Quota | null {
+function anthropic(headers: Fields, clock: () => number): Quota | null {
   const field = (name: string): string | null => headerValue(headers, `anthropic-ratelimit-${name}`);
+  // Every Anthropic answer has the requests fields; without them, none of its fields are looked for.
+  if (field('requests-remaining') === null && field('tokens-remaining') === null) return null;
   const requests = quotaOf(
     integerField(field('requests-remaining')),
-    rfc3339SecondsUntil(field('requests-reset'), clock),
+    rfc3339SecondsUntil(field('requests-reset'), clock()),
     integerField(field('requests-limit')),
   );
   const exhausted: number[] = [];
   for (const unit of ['tokens', 'input-tokens', 'output-tokens']) {
     if (decimalValue(field(`${unit}-remaining`)) !== 0) continue;
-    const reset = rfc3339SecondsUntil(field(`${unit}-reset`), clock);
+    const reset = rfc3339SecondsUntil(field(`${unit}-reset`), clock());
     const ms = reset === null ? null : wholeMs(reset * 1000);
     if (ms !== null) exhausted.push(ms);
   }
@@ -252,7 +258,8 @@ function anthropic(headers: Fields, clock: number): Quota | null {
 // All sources
 // ---------------------------------------------------------------------------------------------
 
-type Source = (headers: Fields, clock: number) => Quota | null;
+/** A source of a quota; `clock` reads the response's Date only when a source needs it. */
+type Source = (headers: Fields, clock: () => number) => Quota | null;
 
 /** The sources in order of precedence; the first that answers wins, and none borrows from another. */
 const SOURCES: readonly Source[] = [
@@ -296,7 +303,8 @@ const SOURCES: readonly Source[] = [
 export function quotaFrom(headers: HeadersInput, now?: number): Quota | null {
   try {
     const fields = toHeaders(headers);
-    const clock = responseClock(fields, now);
+    let at: number | undefined;
+    const clock = (): number => (at ??= responseClock(fields, now));
     for (const source of SOURCES) {
       let quota: Quota | null = null;
       try {
