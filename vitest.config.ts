@@ -13,9 +13,10 @@ const plainSummary: Reporter = {
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The packed tarball with the docs' examples, and a real Next.js build and server: a minute or two
-    // each, run by npm run test:slow (vitest.slow.config.ts), which CI runs too.
-    exclude: [...configDefaults.exclude, 'test/pack.test.ts', 'test/next/**'],
+    // The packed tarball with the docs' examples, a real Next.js build and server, and the fleets of
+    // worker processes: a minute or so each, run by npm run test:slow (vitest.slow.config.ts), which
+    // CI runs too.
+    exclude: [...configDefaults.exclude, 'test/pack.test.ts', 'test/next/**', 'test/agent/fleet*.test.ts'],
     globalSetup: ['test/setup/redis.ts'],
     testTimeout: 30_000,
     reporters: ['default', plainSummary],

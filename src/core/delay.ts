@@ -3,7 +3,7 @@
 // seconds, rounded up, never negative, at most MAX_DELAY_SECONDS; null means no source answered.
 // A malformed value is never read as "retry now": it is skipped, and the next source may answer.
 // Nothing here throws, whatever it is given.
-import { parseDictionary, parseList, type Item } from 'structured-headers';
+import { parseDictionary, parseList } from 'structured-headers';
 import { headerValue, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { parseHttpDate, referenceClock } from './http-date.js';
 import { own } from './json.js';
@@ -187,14 +187,21 @@ function rateLimitListSeconds(value: string): number | null {
 }
 
 /**
+ * An Item of a Structured Field List: its bare value and its parameters. (structured-headers'
+ * Item, written here so that no declaration this package ships names that package's types, whose
+ * BufferSource needs the DOM library a consumer may not load.)
+ */
+export type ListItem = readonly [bare: unknown, params: ReadonlyMap<string, unknown>];
+
+/**
  * The Items of a Structured Field List (RFC 9651 section 3.1), Inner Lists left out (an Inner
  * List is no policy item); null when the value does not parse as a List. The draft-10 `RateLimit`
  * and `RateLimit-Policy` fields are such Lists, and so is the `RateLimit-Limit: 10, 10;w=1` of the
  * drafts before -06.
  */
-export function listItems(value: string): Item[] | null {
+export function listItems(value: string): ListItem[] | null {
   try {
-    return parseList(value).filter((member): member is Item => !Array.isArray(member[0]));
+    return parseList(value).filter((member) => !Array.isArray(member[0])) as ListItem[];
   } catch {
     return null;
   }

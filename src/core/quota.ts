@@ -3,13 +3,14 @@
 // `resetMs` has passed. Read from the IETF RateLimit fields (every draft), X-RateLimit-*, OpenAI's
 // and Anthropic's headers; the parsing shared with delayFrom lives in delay.ts. Nothing here
 // throws, whatever it is given.
-import { Token, type Item } from 'structured-headers';
+import { Token } from 'structured-headers';
 import { headerValue, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import {
   decimalValue,
   goDurationSeconds,
   integerField,
   listItems,
+  type ListItem,
   MAX_DELAY_SECONDS,
   nonNegativeInteger,
   rateLimitDictionary,
@@ -105,7 +106,7 @@ function rateLimitList(value: string, policyField: string | null): Quota | null 
   const items = listItems(value);
   if (items === null) return null;
   // The policies by name (draft-10 3: a String); the first of a name counts. A Map, not a search per item.
-  const policies = new Map<string, Item[1]>();
+  const policies = new Map<string, ListItem[1]>();
   for (const [name, params] of (policyField === null ? null : listItems(policyField)) ?? []) {
     if (typeof name === 'string' && !policies.has(name)) policies.set(name, params);
   }

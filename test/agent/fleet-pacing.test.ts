@@ -1,26 +1,45 @@
-// A fleet of worker processes paced through one real Redis: one probe per window when a shared wait
-// ends (the window's end included), no 429 from a site that announces its quota (a real
-// express-rate-limit), and a lease holder killed mid-call that stalls nobody past its lease. Each
-// case runs a control beside it (no probe, no pacing) on the same fleet, which shows what the
-// pacing prevents, so the case could fail.
+// A fleet of worker processes paced through one real Redis, and through a real local 3-master Redis
+// Cluster: one probe per window when a shared wait ends (the window's end included), no 429 from a
+// site that announces its quota (a real express-rate-limit), and a lease holder killed mid-call
+// that stalls nobody past its lease. Each case runs a control beside it (no probe, no pacing) on
+// the same fleet, which shows what the pacing prevents, so the case could fail.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { limitedSite, pause, quotaSite, startFleet, until, type CallsReport, type LoopReport, type StoreKind, type Worker } from '../helpers/fleet.js';
-import { cleanUp, sharedRedis, uniquePrefix, type TestRedis } from '../helpers/redis.js';
+import { limitedSite, pause, quotaSite, startFleet, until, type CallsReport, type LoopReport, type Status, type StoreKind, type Worker } from '../helpers/fleet.js';
+import { startCluster } from '../helpers/redis-cluster.js';
+import { cleanUp, sharedRedis, uniquePrefix } from '../helpers/redis.js';
 
 const WORKERS = 8;
 const LEASE_MS = 1000;
 
-describe('a fleet of 8 worker processes paced through one Redis', () => {
-  let redis: TestRedis;
+/** Where the fleet keeps what it shares: the run's Redis, or a cluster of the file's own. */
+const BACKENDS = [
+  {
+    name: 'one Redis',
+    async start() {
+      const redis = await sharedRedis();
+      return { url: redis.url, env: {}, stop: async () => (await cleanUp(redis.url), await redis.stop()) };
+    },
+  },
+  {
+    name: 'a Redis Cluster of 3 masters',
+    async start() {
+      const cluster = await startCluster(3);
+      return { url: cluster.urls[0]!, env: { REDIS_CLUSTER_URLS: cluster.urls.join(' ') }, stop: cluster.stop };
+    },
+  },
+];
+
+describe.each(BACKENDS)('a fleet of 8 worker processes paced through $name', (backend) => {
+  let stop: (() => Promise<unknown>) | undefined;
   let fleet: Worker[] = [];
   beforeAll(async () => {
-    redis = await sharedRedis();
-    fleet = await startFleet(WORKERS, redis.url, uniquePrefix('fleet-pacing'), { probeLeaseMs: LEASE_MS });
-  }, 60_000);
+    const { url, env, stop: stopBackend } = await backend.start();
+    stop = stopBackend;
+    fleet = await startFleet(WORKERS, url, uniquePrefix('fleet-pacing'), { probeLeaseMs: LEASE_MS, env });
+  }, 90_000);
   afterAll(async () => {
     await Promise.all(fleet.map((w) => w.close()));
-    if (redis) await cleanUp(redis.url);
-    await redis?.stop();
+    await stop?.();
   });
 
   /** Every worker loops on `url` until `done`, then ends its loop. */
@@ -106,4 +125,9 @@ describe('a fleet of 8 worker processes paced through one Redis', () => {
     expect(site.arrivals.filter((a) => a.at > hung.at && a.at < takeover.answered!)).toHaveLength(1);
     await site.close();
   }, 60_000);
+
+  it('answered every store call from Redis: no worker fell back to its own memory', async () => {
+    const statuses = (await Promise.all(fleet.map((w) => w.send({ op: 'status' })))) as Status[];
+    for (const status of statuses) expect(status).toMatchObject({ ready: true, degraded: false, fallbacks: [], otherFallbacks: 0, problems: [] });
+  });
 });

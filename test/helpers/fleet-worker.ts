@@ -17,7 +17,7 @@
 // slept out) for the probe and quota tests and bench/fleet.ts; 'calls' (the calls to sites in
 // flight right now, to see a worker mid-call) and 'status'.
 import { fileURLToPath } from 'node:url';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { createAgentClient, type AgentClient } from '../../src/agent/client.js';
 import { agentFetch } from '../../src/agent/fetcher.js';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../src/agent/redis-store.js';
@@ -127,10 +127,12 @@ async function main(): Promise<void> {
   let recoveries = 0;
   let otherFallbacks = 0;
   // No 'error' listener of the worker's own: the store's must be enough to keep the process alive.
-  const redis = await createClient({
-    url: process.env.REDIS_URL,
-    socket: { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 300) },
-  }).connect();
+  // REDIS_CLUSTER_URLS (space-separated) puts the worker on a Redis Cluster instead of REDIS_URL.
+  const socket = { connectTimeout: 1000, reconnectStrategy: (retries: number) => Math.min(50 * (retries + 1), 300) };
+  const clusterUrls = process.env.REDIS_CLUSTER_URLS?.split(' ').filter(Boolean);
+  const redis = clusterUrls?.length
+    ? await createCluster({ rootNodes: clusterUrls.map((url) => ({ url })), defaults: { socket } }).connect()
+    : await createClient({ url: process.env.REDIS_URL, socket }).connect();
   const redisOptions = (more: PacingOptions & { prefix: string }, primary: boolean): RedisStoreOptions => ({
     onFallback: primary ? (error) => void fallbacks.push(error instanceof Error ? error.message : String(error)) : () => void (otherFallbacks += 1),
     onRecover: primary ? () => void (recoveries += 1) : () => {},
