@@ -4,9 +4,9 @@
 // KB until fromResponse learnt to read the field of every framework's validation body and every bot
 // manager's wall, about 2.3 KB that both sides load: an agent to act on a fix_input, a site to turn
 // its framework's validation page into the contract. /agent was 14 KB until the client learnt to
-// pace a fleet: reading the quota of every rate-limit header dialect, about 1.3 KB, and the one probe
-// per window and shared quota of the memory store and the client's rules, about 1.1 KB, which every
-// agent runs on every response.) The budget counts
+// pace a fleet, about 2.7 KB that every agent runs on every call: reading the quota of every
+// rate-limit header dialect (quotaFrom, 3.5 KB minified), and the one probe per window and shared
+// quota of the memory store and the client's rules.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //
