@@ -306,42 +306,35 @@ function quotaError(url: URL, seconds: number, limit: number | undefined): Envel
   return { code, message: `${url.host}: the quota${per} the site announced is spent until it resets`, field: null, retry: lookup(code).retry, retry_after: seconds };
 }
 
+/** One request before a call: its store and key, its URL, its progress under the rules, and how it sleeps. */
+export interface Gate {
+  readonly store: Store;
+  readonly key: string;
+  readonly url: URL;
+  readonly attempts: Attempts;
+  readonly allowed: Allowance;
+  readonly now: () => number;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly signal?: AbortSignal | undefined;
+}
+
 /**
  * Before each call, what the store says: call (perhaps as the one probe after a shared wait, or
  * counting against an announced quota); sleep out a running wait (once, as a told one) or a spent
  * quota; or wait on another caller's probe, looking every FOLLOW_MS. All the sleeping stays within
  * maxWaitSeconds; a wait that does not fit is handed back as an error from memory.
  */
-export function admit(
-  store: Store,
-  key: string,
-  url: URL,
-  attempts: Attempts,
-  allowed: Allowance,
-  now: () => number,
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
-  signal?: AbortSignal,
-): Promise<Admitted> | Admitted {
+export function admit(gate: Gate): Promise<Admitted> | Admitted {
   // A synchronous store's "call" comes back without a promise: most calls pass straight through.
-  const first = fromStore(() => admission(store, key), CALL);
+  const first = fromStore(() => admission(gate.store, gate.key), CALL);
   if (!(first instanceof Promise) && first.kind === 'call') return { pass: first };
-  return admitSlowly(first, store, key, url, attempts, allowed, now, sleep, signal);
+  return admitSlowly(first, gate);
 }
 
 /** What admit answers: a pass to call with, or an error to hand back. */
 export type Admitted = { pass: Pass } | { error: EnvelopeError };
 
-async function admitSlowly(
-  first: Promise<Admission> | Admission,
-  store: Store,
-  key: string,
-  url: URL,
-  attempts: Attempts,
-  allowed: Allowance,
-  now: () => number,
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
-  signal?: AbortSignal,
-): Promise<Admitted> {
+async function admitSlowly(first: Promise<Admission> | Admission, { store, key, url, attempts, allowed, now, sleep, signal }: Gate): Promise<Admitted> {
   for (let next = first; ; next = fromStore(() => admission(store, key), CALL)) {
     const a = await next;
     if (a.kind === 'call') return { pass: a };
@@ -422,7 +415,7 @@ export function createRunner(options: AgentClientOptions = {}): (input: string |
       // What the site asked for earlier, of this process or (through a shared store) of another
       // one: a running wait slept out like a told one when it fits, another caller's probe
       // followed, a spent quota waited out; handed back from memory when it does not fit.
-      let admitted = admit(store, key, url, attempts, allowed, now, sleep, signal);
+      let admitted = admit({ store, key, url, attempts, allowed, now, sleep, signal });
       if (admitted instanceof Promise) admitted = await admitted;
       if ('error' in admitted) return { url, error: admitted.error, remembered: true };
       attempts.calls += 1;

@@ -82,7 +82,7 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
           if (!(got.url instanceof URL)) return;
           const progress = progressOf(got);
           progress.key = scopeOf(got.url);
-          const answer = await admit(store, progress.key, got.url, progress.attempts, progress.allowed, now, sleep, got.signal);
+          const answer = await admit({ store, key: progress.key, url: got.url, attempts: progress.attempts, allowed: progress.allowed, now, sleep, signal: got.signal });
           // A wait too long to take cannot be answered from memory here: got has no answer without
           // a call, so the call goes ahead, and the site says so again.
           progress.pass = 'pass' in answer ? answer.pass : undefined;

@@ -219,7 +219,7 @@ class Exchange {
   async admitted(body: Options['body']): Promise<void> {
     if (this.key !== null) {
       const { rules } = this;
-      const answer = await admit(rules.store, this.key, this.url!, this.attempts, this.allowed, rules.now, rules.sleep, this.stop.signal);
+      const answer = await admit({ store: rules.store, key: this.key, url: this.url!, attempts: this.attempts, allowed: this.allowed, now: rules.now, sleep: rules.sleep, signal: this.stop.signal });
       if ('error' in answer) return this.fromMemory(answer.error);
       this.#pass = answer.pass;
     }
