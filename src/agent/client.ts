@@ -199,7 +199,7 @@ function take(seconds: number, attempts: Attempts, allowed: Allowance): number |
 }
 
 /** The seconds to sleep out a wait the origin asked for earlier before calling it, or null to hand it back from memory. */
-export function rememberedWait(left: number, attempts: Attempts, allowed: Allowance): number | null {
+function rememberedWait(left: number, attempts: Attempts, allowed: Allowance): number | null {
   const seconds = take(left, attempts, allowed);
   if (seconds !== null) attempts.waited = true;
   return seconds;
@@ -242,13 +242,6 @@ function toldWait(error: EnvelopeError | undefined, now: number): Backoff | unde
 export function remember(store: Store, origin: string, error: EnvelopeError, now: number): Promise<void> | void {
   const told = toldWait(error, now);
   if (told) return fromStore(() => store.setBackoff(origin, told), undefined);
-}
-
-/** The wait a store remembers for an origin, in whole seconds still to go, with its error; null when none is running. */
-export async function recalled(store: Store, origin: string, now: number): Promise<{ left: number; error: EnvelopeError } | null> {
-  const known = await fromStore(() => store.getBackoff(origin), undefined);
-  const left = known ? Math.ceil((known.until - now) / 1000) : 0;
-  return known && left > 0 ? { left, error: { ...known.error, retry_after: left } } : null;
 }
 
 /**

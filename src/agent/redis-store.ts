@@ -57,10 +57,9 @@ export interface RedisStore extends Store {
 
 /**
  * The Redis key of a store key of one kind: valid UTF-16 as it is, anything else escaped, so
- * distinct keys never meet. Each site's keys (b wait, p probe, l lease, q quota, u calls let through
- * before a quota was known) carry one hash
- * tag, and the copies (c) and their index (i) another, so each script's keys share a Redis Cluster
- * slot.
+ * distinct keys never meet. Each site's keys (b wait, p probe, l lease, q quota, u calls let
+ * through before a quota was known) carry one hash tag, and the copies (c) and their index (i)
+ * another, so each script's keys share a Redis Cluster slot.
  */
 export function redisKey(prefix: string, kind: 'b' | 'p' | 'l' | 'q' | 'u' | 'c' | 'i', key: string): string {
   const wellFormed = !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(key);
@@ -82,13 +81,13 @@ const script = (source: string): Script => ({ source });
 const CLOCK = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
-// A site's keys: KEYS = wait (b), probe (p), lease (l), quota (q), calls let through uncounted (u). Sharing a wait keeps the longer
-// one, and marks its first call after it ends as a probe for PROBE_GRACE_MS (ARGV[3] of SET_BACKOFF
-// and ARGV[11] of SETTLE), dropping any lease.
-const SHARE = `local function share(ms, error, grace) if redis.call('PTTL', KEYS[1]) >= ms then return 0 end
-redis.call('SET', KEYS[1], error, 'PX', ms) redis.call('SET', KEYS[2], error, 'PX', ms + grace) redis.call('DEL', KEYS[3]) return 1 end
+// A site's keys: KEYS = wait (b), probe (p), lease (l), quota (q), calls let through uncounted (u).
+// Sharing a wait keeps the longer one, and marks its first call after it ends as a probe for
+// PROBE_GRACE_MS, dropping any lease. ARGV of SET_BACKOFF = wait ms, its error.
+const SHARE = `local function share(ms, error) if redis.call('PTTL', KEYS[1]) >= ms then return 0 end
+redis.call('SET', KEYS[1], error, 'PX', ms) redis.call('SET', KEYS[2], error, 'PX', ms + ${PROBE_GRACE_MS}) redis.call('DEL', KEYS[3]) return 1 end
 `;
-const SET_BACKOFF = script(`${SHARE}return share(tonumber(ARGV[1]), ARGV[2], tonumber(ARGV[3]))`);
+const SET_BACKOFF = script(`${SHARE}return share(tonumber(ARGV[1]), ARGV[2])`);
 const GET_BACKOFF = script(`local v = redis.call('GET', KEYS[1]) if not v then return false end
 return {v, redis.call('PTTL', KEYS[1])}`);
 
@@ -124,11 +123,11 @@ elseif redis.call('INCR', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ${UN
 if probing then redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2]) end
 return {'call', probing and 1 or 0, counted}`);
 
-// After a call. ARGV = lease token or '', the call's count or '', answered (1 or 0), wait ms or '', wait's
-// error, quota remaining or '', reset ms, limit or '', window ms or '', pace (1 or 0), probe grace ms.
+// After a call. ARGV = lease token or '', the call's count or '', answered (1 or 0), wait ms or '',
+// wait's error, quota remaining or '', reset ms, limit or '', window ms or '', pace (1 or 0).
 const SETTLE = script(`${QUOTA}${SHARE}if ARGV[1] ~= '' and redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3])
 if ARGV[3] == '1' and ARGV[4] == '' then redis.call('DEL', KEYS[2]) end end
-if ARGV[4] ~= '' then share(tonumber(ARGV[4]), ARGV[5], tonumber(ARGV[11])) end
+if ARGV[4] ~= '' then share(tonumber(ARGV[4]), ARGV[5]) end
 if ARGV[10] ~= '1' then return 1 end
 local s = quota()
 local counted = tonumber(ARGV[2])
@@ -313,7 +312,7 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     async setBackoff(key, backoff) {
       await fallback.setBackoff(key, backoff);
       const left = Math.ceil(backoff.until - now());
-      if (left > 0) await run(SET_BACKOFF, site(key).slice(0, 3), [String(left), JSON.stringify(backoff.error), String(PROBE_GRACE_MS)]);
+      if (left > 0) await run(SET_BACKOFF, site(key).slice(0, 3), [String(left), JSON.stringify(backoff.error)]);
     },
     async admit(key) {
       // A wait this worker knows of (learnt here, or read from Redis before) is answered without Redis.
@@ -343,7 +342,7 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       const left = wait ? Math.ceil(wait.until - now()) : 0;
       const told = left > 0 ? [String(left), JSON.stringify(wait!.error)] : ['', ''];
       const announced = quota ? [String(quota.remaining), String(quota.resetMs), String(quota.limit ?? ''), String(quota.windowMs ?? '')] : ['', '', '', ''];
-      const args = [admitted.probe ?? '', String(admitted.counted ?? ''), settlement.answered ? '1' : '0', ...told, ...announced, pace ? '1' : '0', String(PROBE_GRACE_MS)];
+      const args = [admitted.probe ?? '', String(admitted.counted ?? ''), settlement.answered ? '1' : '0', ...told, ...announced, pace ? '1' : '0'];
       await run(SETTLE, site(key), args);
     },
     async getCopy(key) {
