@@ -6,7 +6,7 @@ import type { AxiosError, InternalAxiosRequestConfig } from 'axios';
 import type { IAxiosRetryConfig } from 'axios-retry';
 import { fromResponse } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
-import { allowance, freshAttempts, isIdempotent, nextWait, remember, type AgentClientOptions, type Allowance, type Attempts } from './client.js';
+import { allowance, freshAttempts, isIdempotent, nextWait, remember, type AgentClientOptions, type Allowance, type Attempts } from './policy.js';
 import { defaultStore } from './store.js';
 
 /** Options of agentRetryOptions: the client's, but for the fetch, Accept and sleep, which axios and axios-retry own. */

@@ -1,7 +1,8 @@
 // A Store on disk, in SQLite, for long-running agents whose memory should outlive the process.
 // better-sqlite3 is an optional peer dependency: only this store loads it.
 import type Database from 'better-sqlite3';
-import { copySize, type Backoff, type CachedCopy, type Store } from './store.js';
+import type { EnvelopeError } from '../../generated/types.js';
+import { copySize, type Backoff, type CachedCopy, type KeptAnswer, type Store } from './store.js';
 
 /** Options of createDiskStore. */
 export interface DiskStoreOptions {
@@ -69,11 +70,14 @@ export async function createDiskStore(file: string, options: DiskStoreOptions = 
   return {
     getBackoff(key) {
       const row = q.getBackoff.get(key, now());
-      return row ? ({ until: row.until, error: JSON.parse(row.error) } as Backoff) : undefined;
+      if (!row) return undefined;
+      // The error alone, or the error and the site's answer kept with it.
+      const kept = JSON.parse(row.error) as EnvelopeError | { error: EnvelopeError; answer: KeptAnswer };
+      return ('answer' in kept ? { until: row.until, ...kept } : { until: row.until, error: kept }) as Backoff;
     },
     setBackoff(key, backoff) {
       q.dropBackoffs.run(now());
-      q.setBackoff.run(key, backoff.until, JSON.stringify(backoff.error));
+      q.setBackoff.run(key, backoff.until, JSON.stringify(backoff.answer ? { error: backoff.error, answer: backoff.answer } : backoff.error));
     },
     getCopy(key) {
       const row = q.getCopy.get(key, now() - maxAgeMs);

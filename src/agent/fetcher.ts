@@ -2,7 +2,9 @@
 // when the site failed and an older copy is allowed, the copy comes back marked stale, with why.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError, RetryWord } from '../../generated/types.js';
-import { createAgentClient, fromStore, type AgentClientOptions, type AgentFailure } from './client.js';
+import { hold } from './body.js';
+import { createRunner, failure, type AgentFailure } from './client.js';
+import { checkOptions, fromStore, networkError, type AgentClientOptions } from './policy.js';
 import { defaultStore, type CachedCopy } from './store.js';
 
 /** The Accept agentFetch sends when a request has none: Markdown and HTML before anything else, as agents that read pages send it. */
@@ -21,7 +23,13 @@ export interface FetchSuccess {
   readonly ok: true;
   readonly status: number;
   readonly headers: Headers;
-  readonly body: string;
+  /**
+   * The body as text, when it arrived whole within `maxCopyBytes` and `bodyTimeoutSeconds`; else
+   * null, and the body is in `stream`, unread and not kept.
+   */
+  readonly body: string | null;
+  /** The whole body, as bytes, when it was too large or too slow to read here (`body` is null then). */
+  readonly stream?: ReadableStream<Uint8Array>;
   /** The URL after redirects. */
   readonly url: string;
   /** True when this is an older copy served because the site failed. */
@@ -51,7 +59,23 @@ export interface AgentFetchOptions extends AgentClientOptions {
   readonly maxStaleSeconds?: number;
   /** Give up on a response after this many seconds, as a failure that may be answered with a copy. */
   readonly timeoutSeconds?: number;
+  /**
+   * The most bytes of a page read here, as text, and kept as a copy; a larger page (or one slower
+   * than bodyTimeoutSeconds) comes back as a stream, neither read nor kept. @default 4 MiB
+   */
+  readonly maxCopyBytes?: number;
 }
+
+/** The options only agentFetch takes, checked as the client's are. */
+const FETCHER_CHECKS = {
+  init: ['a RequestInit object', (v: unknown) => typeof v === 'object' && v !== null],
+  maxStaleSeconds: ['a number of seconds, 0 or more', (v: unknown) => typeof v === 'number' && v >= 0],
+  timeoutSeconds: ['a number of seconds above 0', (v: unknown) => typeof v === 'number' && v > 0 && v <= Number.MAX_SAFE_INTEGER],
+  maxCopyBytes: ['a whole number of bytes, 0 or more', (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0],
+} as const;
+
+/** The most bytes of a page agentFetch reads as text and keeps, by default: 4 MiB. */
+export const MAX_COPY_BYTES = 4 * 1024 * 1024;
 
 // Answers about the thing itself, or about the caller's right to it, are never covered by a copy.
 const NEVER_STALE = new Set([401, 402, 403, 404, 410]);
@@ -85,6 +109,7 @@ const storable = (headers: Headers): boolean => !/(^|,)\s*no-store\s*(,|$)/i.tes
  * if (page.ok && page.stale) console.log('served from', page.age_seconds, 's ago because', page.stale_because?.code);
  */
 export async function agentFetch(url: string | URL, options: AgentFetchOptions = {}): Promise<FetchResult> {
+  checkOptions('agentFetch', options, FETCHER_CHECKS);
   const store = options.store ?? defaultStore();
   const now = options.now ?? Date.now;
   const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -97,27 +122,32 @@ export async function agentFetch(url: string | URL, options: AgentFetchOptions =
           return baseFetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeout * 1000)]) });
         };
   // Pages first: a fetcher reads pages, as agents that send Markdown-first Accept headers do.
-  const client = createAgentClient({ accept: PAGE_ACCEPT, ...options, store, fetch: fetchWithTimeout });
+  const run = createRunner({ accept: PAGE_ACCEPT, ...options, store, fetch: fetchWithTimeout }, 'agentFetch');
   const request = new Request(url, options.init);
   const key = `${request.method} ${request.url}`;
   const cacheable = request.method === 'GET';
-  const result = await client.fetch(request);
+  const outcome = await run(request);
+  let result: AgentFailure & { readonly response?: Response } = outcome.error ? failure(outcome) : (undefined as never);
 
-  if (result.ok) {
-    const { response } = result;
-    const body = await response.text();
-    if (cacheable && response.status >= 200 && response.status < 300 && response.status !== 206 && storable(response.headers)) {
-      const age = Number(response.headers.get('age'));
-      const kept = {
-        url: response.url || request.url,
-        status: response.status,
-        headers: [...response.headers],
-        body,
-        storedAt: now() - (Number.isFinite(age) && age > 0 ? age * 1000 : 0),
-      };
-      await fromStore(() => store.setCopy(key, kept), undefined);
+  if (!outcome.error) {
+    const response = outcome.response!;
+    // Read as far as the copy may go and as long as an error body may take; the rest is not kept.
+    const held = await hold(response, options.maxCopyBytes ?? MAX_COPY_BYTES, (options.bodyTimeoutSeconds ?? 5) * 1000);
+    const at = response.url || request.url;
+    if (held.failed !== undefined) {
+      // Cut off, or the connection lost, mid-body: a failure like no response at all, which a copy may answer.
+      result = failure({ url: new URL(at), error: networkError(new URL(at), held.failed), thrown: held.failed });
+    } else if (!held.whole) {
+      return { ok: true, status: response.status, headers: response.headers, body: null, stream: held.response.body!, url: at, stale: false };
+    } else {
+      const body = new TextDecoder().decode(held.bytes);
+      if (cacheable && response.status >= 200 && response.status < 300 && response.status !== 206 && storable(response.headers)) {
+        const age = Number(response.headers.get('age'));
+        const kept = { url: at, status: response.status, headers: [...response.headers], body, storedAt: now() - (Number.isFinite(age) && age > 0 ? age * 1000 : 0) };
+        await fromStore(() => store.setCopy(key, kept), undefined);
+      }
+      return { ok: true, status: response.status, headers: response.headers, body, url: at, stale: false };
     }
-    return { ok: true, status: response.status, headers: response.headers, body, url: response.url || request.url, stale: false };
   }
 
   const { error, advice, remembered } = result;

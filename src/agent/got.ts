@@ -5,7 +5,7 @@
 import type { ExtendOptions, Options, Response, RetryObject } from 'got';
 import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse } from '../core/from-response.js';
-import { abortableSleep, admit, allowance, freshAttempts, isIdempotent, nextWait, remember, scoper, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass } from './client.js';
+import { abortableSleep, admit, allowance, freshAttempts, isIdempotent, nextWait, remember, scoper, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass } from './policy.js';
 import { defaultStore } from './store.js';
 
 /** Options of agentGot: the client's, but for the fetch and Accept, which got's own options set; got sleeps a told wait itself, `sleep` a remembered one. */

@@ -6,12 +6,14 @@ export type { Explained, FromResponseOptions } from '../core/from-response.js';
 export { delayFrom, MAX_DELAY_SECONDS, parseHttpDate, retryAfterSeconds } from '../core/delay.js';
 export { quotaFrom, type Quota } from '../core/quota.js';
 export type { HeadersInput } from '../core/headers.js';
-export { AGENT_ACCEPT, createAgentClient, DEFAULT_BACKOFF } from './client.js';
-export { agentErrorOf, createAgentFetch, SOURCE_HEADER } from './drop-in.js';
+export { createAgentClient } from './client.js';
+export { AGENT_ACCEPT, DEFAULT_BACKOFF, SOURCE_HEADER } from './policy.js';
+export { agentErrorOf, createAgentFetch } from './drop-in.js';
 export type { AgentErrorInfo } from './drop-in.js';
-export type { AgentClient, AgentClientOptions, AgentResult } from './client.js';
+export type { AgentClient, AgentFailure, AgentResult } from './client.js';
+export type { AgentClientOptions } from './policy.js';
 export { createMemoryStore, defaultStore } from './store.js';
-export type { Backoff, CachedCopy, MemoryStoreOptions, Store } from './store.js';
+export type { Backoff, CachedCopy, KeptAnswer, MemoryStoreOptions, Store } from './store.js';
 // What an agent's hot path does not load has a subpath of its own: the page fetcher that keeps
 // copies (./agent/fetcher), the stores that need a server or a native module (./agent/redis,
 // ./agent/disk), the experiment npm start runs (./agent/loop), and the validators (the root).

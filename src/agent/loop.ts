@@ -4,7 +4,7 @@
 import { retryAfterSeconds } from '../core/delay.js';
 import { toHeaders } from '../core/headers.js';
 import type { WireResponse } from '../core/dialects.js';
-import { DEFAULT_BACKOFF } from './client.js';
+import { DEFAULT_BACKOFF } from './policy.js';
 import { decode, type Decoded } from './decode.js';
 
 export { decode, DEFAULT_BACKOFF, type Decoded };

@@ -2,7 +2,7 @@
 // for and the copies they kept. It takes a node-redis client by shape and never loads `redis`.
 import type { EnvelopeError } from '../../generated/types.js';
 import { validateEnvelope } from '../core/validate.js';
-import { createMemoryStore, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type Backoff, type CachedCopy, type PacingOptions, type Store } from './store.js';
+import { createMemoryStore, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type Backoff, type CachedCopy, type KeptAnswer, type PacingOptions, type Store } from './store.js';
 
 /** What the store needs of a node-redis (v4, v5 or v6) client or cluster besides sendCommand. */
 interface Connection {
@@ -173,15 +173,25 @@ function parse(text: unknown): unknown {
   }
 }
 
-/** A wait's error read back from Redis, when it is a valid envelope error. */
-function envelopeError(text: unknown): EnvelopeError | undefined {
-  const checked = validateEnvelope({ error: parse(text) }, { received: true });
-  return checked.valid ? checked.value.error : undefined;
+/** A wait as Redis keeps it: its error, or its error and the site's answer kept with it. */
+const waitText = (backoff: Backoff): string => JSON.stringify(backoff.answer ? { error: backoff.error, answer: backoff.answer } : backoff.error);
+
+const isPairs = (value: unknown): boolean => Array.isArray(value) && value.every((h) => Array.isArray(h) && h.length === 2 && h.every((s) => typeof s === 'string'));
+
+/** A wait read back from Redis (waitText): its error, when it is a valid envelope error, and the site's answer when kept and well formed. */
+function readWait(text: unknown): { error: EnvelopeError; answer?: KeptAnswer } | undefined {
+  const value = parse(text) as { error?: unknown; answer?: Partial<Record<keyof KeptAnswer, unknown>> } | undefined;
+  const kept = value !== null && typeof value === 'object' && 'answer' in value && 'error' in value;
+  const checked = validateEnvelope({ error: kept ? value.error : value }, { received: true });
+  if (!checked.valid) return undefined;
+  const a = kept ? value.answer : undefined;
+  const answer = a && typeof a.status === 'number' && isPairs(a.headers) && typeof a.body === 'string' ? (a as KeptAnswer) : undefined;
+  return { error: checked.value.error, ...(answer ? { answer } : {}) };
 }
 
 function asCopy(value: unknown): CachedCopy | undefined {
   const c = value as Partial<Record<keyof CachedCopy, unknown>> | undefined;
-  const headers = Array.isArray(c?.headers) && c.headers.every((h) => Array.isArray(h) && h.length === 2 && h.every((s) => typeof s === 'string'));
+  const headers = isPairs(c?.headers);
   return c && headers && typeof c.url === 'string' && typeof c.status === 'number' && typeof c.body === 'string' && typeof c.storedAt === 'number'
     ? (c as CachedCopy)
     : undefined;
@@ -301,10 +311,10 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       const [local, shared] = await Promise.all([fallback.getBackoff(key), run(GET_BACKOFF, [redisKey(prefix, 'b', key)])]);
       if (!Array.isArray(shared?.reply)) return local;
       const [text, left] = shared.reply as unknown[];
-      const error = envelopeError(text);
-      if (!error || typeof left !== 'number' || left <= 0) return local;
+      const wait = readWait(text);
+      if (!wait || typeof left !== 'number' || left <= 0) return local;
       // The deadline on this worker's clock: its now plus what Redis has left.
-      const backoff: Backoff = { until: now() + left, error };
+      const backoff: Backoff = { until: now() + left, ...wait };
       if (local && local.until >= backoff.until) return local;
       await fallback.setBackoff(key, backoff);
       return backoff;
@@ -312,23 +322,23 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     async setBackoff(key, backoff) {
       await fallback.setBackoff(key, backoff);
       const left = Math.ceil(backoff.until - now());
-      if (left > 0) await run(SET_BACKOFF, site(key).slice(0, 3), [String(left), JSON.stringify(backoff.error)]);
+      if (left > 0) await run(SET_BACKOFF, site(key).slice(0, 3), [String(left), waitText(backoff)]);
     },
     async admit(key) {
       // A wait this worker knows of (learnt here, or read from Redis before) is answered without Redis.
       const known = await fallback.getBackoff(key);
-      if (known) return { kind: 'wait', until: known.until, error: known.error };
+      if (known) return { kind: 'wait', ...known };
       const token = crypto.randomUUID();
       const reply = (await run(ADMIT, site(key), [token, String(leaseMs), pace ? '1' : '0']))?.reply;
       const [kind, a, b] = Array.isArray(reply) ? (reply as unknown[]) : [];
       const until = typeof a === 'number' ? now() + a : NaN;
       if (kind === 'call') return { kind, ...(a === 1 ? { probe: token } : {}), ...(typeof b === 'number' && b >= 0 ? { counted: b } : {}) };
       if (kind === 'hold' && until > 0) return { kind, until, ...(typeof b === 'number' && b >= 0 ? { limit: b } : {}) };
-      const error = kind === 'wait' || kind === 'follow' ? envelopeError(b) : undefined;
-      if (error && until > 0) {
+      const wait = kind === 'wait' || kind === 'follow' ? readWait(b) : undefined;
+      if (wait && until > 0) {
         // A wait is kept here as well, to answer from while Redis is down.
-        if (kind === 'wait') await fallback.setBackoff(key, { until, error });
-        return { kind: kind as 'wait' | 'follow', until, error };
+        if (kind === 'wait') await fallback.setBackoff(key, { until, ...wait });
+        return { kind: kind as 'wait' | 'follow', until, ...wait };
       }
       // Redis did not answer, or answered what no script of ours says: this worker decides alone.
       const local = await fallback.admit!(key);
@@ -340,7 +350,7 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       if (wait) await fallback.setBackoff(key, wait);
       if (answeredHere.has(admitted)) return fallback.settle!(key, settlement);
       const left = wait ? Math.ceil(wait.until - now()) : 0;
-      const told = left > 0 ? [String(left), JSON.stringify(wait!.error)] : ['', ''];
+      const told = left > 0 ? [String(left), waitText(wait!)] : ['', ''];
       const announced = quota ? [String(quota.remaining), String(quota.resetMs), String(quota.limit ?? ''), String(quota.windowMs ?? '')] : ['', '', '', ''];
       const args = [admitted.probe ?? '', String(admitted.counted ?? ''), settlement.answered ? '1' : '0', ...told, ...announced, pace ? '1' : '0'];
       await run(SETTLE, site(key), args);

@@ -8,6 +8,15 @@ import type { Quota } from '../core/quota.js';
 export interface Backoff {
   readonly until: number;
   readonly error: EnvelopeError;
+  /** What the site answered, kept to answer from memory in its own words (the drop-in fetch and the interceptor). */
+  readonly answer?: KeptAnswer;
+}
+
+/** A site's error answer as kept: status, headers (none of the connection's or the encoding's) and the decoded body. */
+export interface KeptAnswer {
+  readonly status: number;
+  readonly headers: readonly (readonly [string, string])[];
+  readonly body: string;
 }
 
 /** A copy of a successful GET response. */
@@ -33,7 +42,7 @@ export interface CachedCopy {
  */
 export type Admission =
   | { readonly kind: 'call'; readonly probe?: string; readonly counted?: number }
-  | { readonly kind: 'wait' | 'follow'; readonly until: number; readonly error: EnvelopeError }
+  | { readonly kind: 'wait' | 'follow'; readonly until: number; readonly error: EnvelopeError; readonly answer?: KeptAnswer }
   | { readonly kind: 'hold'; readonly until: number; readonly limit?: number };
 
 /** What a call's answer told, for Store.settle. */
@@ -116,7 +125,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   const copies = new LRUCache<string, CachedCopy>({ maxSize: options.maxBytes ?? 50 * 1024 * 1024, sizeCalculation: (c) => Math.max(1, copySize(c)) });
   const backoffs = new LRUCache<string, Backoff>({ max });
   // After a wait: until when its first call is a probe, the wait's error, and the probing caller's lease.
-  const probes = new LRUCache<string, { until: number; error: EnvelopeError; lease?: { token: string; until: number } }>({ max });
+  const probes = new LRUCache<string, { until: number; error: EnvelopeError; answer?: KeptAnswer | undefined; lease?: { token: string; until: number } }>({ max });
   const quotas = new LRUCache<string, Pace>({ max });
   // Calls let through while no quota was known and not yet answered (for UNCOUNTED_MS from the
   // first): the answers that announce a quota count those that may still be on their way.
@@ -135,7 +144,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     // A later deadline wins: two workers that learnt two delays both honour the longer.
     if (current && current.until >= backoff.until) return;
     backoffs.set(key, backoff);
-    probes.set(key, { until: backoff.until + PROBE_GRACE_MS, error: backoff.error });
+    probes.set(key, { until: backoff.until + PROBE_GRACE_MS, error: backoff.error, answer: backoff.answer });
   }
 
   /** The quota of `key` at `t`, refilled when its window has reset and its limit is known. */
@@ -167,10 +176,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     admit(key) {
       const t = now();
       const backoff = backoffs.get(key);
-      if (backoff && backoff.until > t) return { kind: 'wait', until: backoff.until, error: backoff.error };
+      if (backoff && backoff.until > t) return { kind: 'wait', until: backoff.until, error: backoff.error, ...(backoff.answer ? { answer: backoff.answer } : {}) };
       const probe = leaseMs > 0 ? probes.get(key) : undefined;
       const probing = probe !== undefined && probe.until > t;
-      if (probing && probe.lease && probe.lease.until > t) return { kind: 'follow', until: probe.lease.until, error: probe.error };
+      if (probing && probe.lease && probe.lease.until > t) return { kind: 'follow', until: probe.lease.until, error: probe.error, ...(probe.answer ? { answer: probe.answer } : {}) };
       const q = pace ? paceOf(key, t) : undefined;
       if (q && q.left <= 0) return { kind: 'hold', until: q.reset, ...(q.limit === undefined ? {} : { limit: q.limit }) };
       if (q) take(q);

@@ -15,9 +15,8 @@ import type { Dispatcher } from 'undici';
 import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
-import { abortableSleep, admit, allowance, freshAttempts, isIdempotent, nextWait, scoper, settle, type AgentClientOptions, type Allowance, type Pass } from './client.js';
-import { memoryAnswer } from './drop-in.js';
-import { defaultStore, type Store } from './store.js';
+import { admit, allowance, freshAttempts, isIdempotent, keptAnswer, memoryAnswer, nextWait, resolveOptions, settle, type AgentClientOptions, type Allowance, type Pass, type Resolved } from './policy.js';
+import type { KeptAnswer } from './store.js';
 
 /** Options of agentErrorsInterceptor: the client's, less the fetch to call and the Accept to send. */
 export type AgentErrorsInterceptorOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
@@ -160,14 +159,8 @@ class Relay implements Controller {
   }
 }
 
-/** The shared parts of every exchange of one interceptor. */
-interface Rules {
-  readonly options: AgentErrorsInterceptorOptions;
-  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly now: () => number;
-  readonly store: Store;
-  readonly scopeOf: (url: URL) => string;
-}
+/** The shared parts of every exchange of one interceptor: its options, resolved once. */
+type Rules = Resolved;
 
 /** One request of the caller's, across the calls the rules allow it. */
 class Exchange {
@@ -220,7 +213,7 @@ class Exchange {
     if (this.key !== null) {
       const { rules } = this;
       const answer = await admit({ store: rules.store, key: this.key, url: this.url!, attempts: this.attempts, allowed: this.allowed, now: rules.now, sleep: rules.sleep, signal: this.stop.signal });
-      if ('error' in answer) return this.fromMemory(answer.error);
+      if ('error' in answer) return this.fromMemory(answer.error, answer.answer);
       this.#pass = answer.pass;
     }
     this.call(body);
@@ -232,22 +225,22 @@ class Exchange {
   }
 
   /** Reports the current call's answer to the store, once: what it asked for and announced, or that none came. */
-  report(headers: IncomingHttpHeaders | undefined, error?: EnvelopeError): Promise<void> | void {
+  report(headers: IncomingHttpHeaders | undefined, error?: EnvelopeError, answer?: KeptAnswer): Promise<void> | void {
     const pass = this.#pass;
     this.#pass = null;
-    if (pass !== null) return settle(this.rules.store, this.key!, pass, headers && { headers }, error, this.rules.now());
+    if (pass !== null) return settle(this.rules.store, this.key!, pass, headers && { headers }, error, this.rules.now(), answer);
   }
 
   /**
    * What to do after an error response: the seconds to wait before sending the request again (and
    * the body to send), or null to hand the response over. Never throws.
    */
-  async judge(status: number, headers: IncomingHttpHeaders, held: Buffer): Promise<{ seconds: number; body: Options['body'] } | null> {
+  async judge(status: number, headers: IncomingHttpHeaders, held: Buffer, whole: boolean): Promise<{ seconds: number; body: Options['body'] } | null> {
     try {
       // The names as a dispatcher gives them, in whatever case a handler before this one wrote them.
       const body = await readable(held, toHeaders(headers).get('content-encoding') ?? undefined);
       const { error } = fromResponse(status, headers, body, { now: this.rules.now() });
-      await this.report(headers, error);
+      await this.report(headers, error, keptAnswer(status, headers, body, whole && body !== null));
       const again = this.body.again();
       if (again === undefined) return null;
       const seconds = nextWait(error, this.attempts, this.allowed);
@@ -275,11 +268,16 @@ class Exchange {
     this.close({ error });
   }
 
-  /** The answer to a wait still running and too long to take, without a call. */
-  fromMemory(error: EnvelopeError): void {
-    const { status, headers, body } = memoryAnswer(error);
+  /** The answer to a wait still running and too long to take, without a call: what the site said, or the envelope. */
+  fromMemory(error: EnvelopeError, answer: KeptAnswer | undefined): void {
+    const { status, headers, body } = memoryAnswer(error, answer);
+    const fields: IncomingHttpHeaders = {};
+    for (const [name, value] of headers) {
+      const known = fields[name];
+      fields[name] = known === undefined ? value : [...(Array.isArray(known) ? known : [known]), value];
+    }
     this.start({});
-    this.caller.onResponseStart?.(this.relay, status, headers, STATUS_CODES[status]);
+    this.caller.onResponseStart?.(this.relay, status, fields, STATUS_CODES[status]);
     this.caller.onResponseData?.(this.relay, Buffer.from(body));
     this.close({ trailers: {} });
   }
@@ -300,6 +298,8 @@ class Call implements Handler {
   #size = 0;
   /** How the held response ended while it was being judged. */
   #ended: Ending | null = null;
+  /** Cuts the reading of an error body at bodyTimeoutSeconds. */
+  #deadline: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly exchange: Exchange) {}
 
@@ -325,6 +325,13 @@ class Call implements Handler {
     this.#status = status;
     this.#headers = headers;
     this.#message = message;
+    // A body that drips, or stalls after its headers, is judged on what arrived by the deadline.
+    this.#deadline = setTimeout(() => {
+      if (this.#mode !== 'read') return;
+      this.exchange.relay.held = true;
+      this.#controller?.pause();
+      void this.#decide();
+    }, this.exchange.rules.bodyTimeoutMs);
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {
@@ -359,8 +366,10 @@ class Call implements Handler {
 
   async #decide(): Promise<void> {
     this.#mode = 'decide';
+    clearTimeout(this.#deadline);
     const { exchange } = this;
-    const next = await exchange.judge(this.#status, this.#headers, Buffer.concat(this.#held));
+    const whole = this.#ended !== null && 'trailers' in this.#ended;
+    const next = await exchange.judge(this.#status, this.#headers, Buffer.concat(this.#held), whole);
     if (next === null && !exchange.stop.signal.aborted) return this.#handOver();
     // Sent again, or the caller gave up: what is left of this response is not read.
     this.#mode = 'drop';
@@ -403,7 +412,7 @@ class Call implements Handler {
  * @example setGlobalDispatcher(new Agent().compose(agentErrorsInterceptor()));
  */
 export function agentErrorsInterceptor(options: AgentErrorsInterceptorOptions = {}): Dispatcher.DispatcherComposeInterceptor {
-  const rules: Rules = { options, sleep: options.sleep ?? abortableSleep, now: options.now ?? Date.now, store: options.store ?? defaultStore(), scopeOf: scoper(options.scope) };
+  const rules: Rules = resolveOptions('agentErrorsInterceptor', options);
   return (dispatch) =>
     function agentErrors(opts: Options, handler: Handler): boolean {
       // An upgrade (a WebSocket, CONNECT) is no request to repeat.

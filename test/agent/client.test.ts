@@ -163,7 +163,7 @@ describe('what the client and the fetcher say they accept', () => {
   it('send an Accept that marks them as agents, so an AgentFriendly site answers in this contract', async () => {
     const { isAgentRequest } = await import('../../src/site/friendly.js');
     const { agentFriendlyExpress } = await import('../../src/site/express.js');
-    const { AGENT_ACCEPT } = await import('../../src/agent/client.js');
+    const { AGENT_ACCEPT } = await import('../../src/agent/policy.js');
     const { agentFetch, PAGE_ACCEPT } = await import('../../src/agent/fetcher.js');
     for (const accept of [AGENT_ACCEPT, PAGE_ACCEPT]) expect(isAgentRequest({ headers: { accept } }), accept).toBe(true);
 

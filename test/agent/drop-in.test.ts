@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CODES, validateEnvelope } from '../../src/index.js';
 import { createAgentClient } from '../../src/agent/client.js';
 import { fromResponse } from '../../src/core/from-response.js';
-import { agentErrorOf, createAgentFetch, SOURCE_HEADER } from '../../src/agent/drop-in.js';
+import { agentErrorOf, createAgentFetch } from '../../src/agent/drop-in.js';
+import { SOURCE_HEADER } from '../../src/agent/policy.js';
 import { agentFetch } from '../../src/agent/fetcher.js';
 import { createMemoryStore } from '../../src/agent/store.js';
 import { serve, virtualClock, type TestServer } from '../helpers/server.js';
@@ -79,23 +80,40 @@ describe('createAgentFetch', () => {
     expect(clock.sleeps).toEqual([]);
   });
 
-  it('answers from memory while a long wait runs: the code\'s status, Retry-After left, the envelope, and the memory header', async () => {
-    const server = await scripted([{ status: 503, headers: { 'retry-after': '120' } }, { status: 200 }]);
+  it("answers from memory while a long wait runs in the site's own words: its status, headers and body, Retry-After left, and the memory header", async () => {
+    const page = '<title>Down for maintenance</title>';
+    const server = await scripted([{ status: 503, headers: { 'retry-after': '120', 'content-type': 'text/html', 'x-site': 'yes', 'set-cookie': 'a=1' }, body: page }, { status: 200 }]);
     const { fetch: f, clock } = setup();
     await f(`${server.url}/a`);
     clock.advance(45_000);
     const response = await f(`${server.url}/b`);
     expect(server.calls()).toBe(1);
+    expect(response.status).toBe(503);
+    expect([response.headers.get('retry-after'), response.headers.get(SOURCE_HEADER), response.headers.get('content-type'), response.headers.get('x-site')]).toEqual(['75', 'memory', 'text/html', 'yes']);
+    // A cookie the site set is not set again, nor the length or encoding of bytes sent once.
+    expect([response.headers.get('set-cookie'), response.headers.get('content-length')]).toEqual([null, null]);
+    expect(await response.text()).toBe(page);
+    expect(agentErrorOf(response)).toMatchObject({ remembered: true, error: { code: 'temporarily_unavailable', retry_after: 75 } });
+  });
+
+  it('answers from memory with the envelope when the store kept no words of the site: the code\'s status, Retry-After left', async () => {
+    const server = await scripted([{ status: 200 }]);
+    const { fetch: f, clock, store } = setup();
+    // What another writer (a store of an older version, a worker in another language) keeps: the wait alone.
+    const error = { code: 'temporarily_unavailable', message: 'Down', field: null, retry: 'after_delay', retry_after: 120 } as const;
+    store.setBackoff(new URL(server.url).origin, { until: clock.now() + 120_000, error });
+    clock.advance(45_000);
+    const response = await f(`${server.url}/b`);
+    expect(server.calls()).toBe(0);
     expect(response.status).toBe(CODES.temporarily_unavailable.status);
     expect(response.headers.get('retry-after')).toBe('75');
     expect(response.headers.get(SOURCE_HEADER)).toBe('memory');
     const body = await response.json();
     expect(validateEnvelope(body).valid).toBe(true);
     expect(body.error).toMatchObject({ code: 'temporarily_unavailable', retry_after: 75 });
-    expect(agentErrorOf(response)).toMatchObject({ remembered: true, error: { retry_after: 75 } });
   });
 
-  it("answers a site's own code from memory with the status of the catalog's rate-limit code, the store keeping no status", async () => {
+  it("answers a site's own code from memory as the site said it: its status and its envelope", async () => {
     const own = JSON.stringify({ error: { code: 'quota_spent', message: 'Monthly quota spent', field: null, retry: 'after_delay', retry_after: 120 } });
     const server = await scripted([{ status: 402, headers: { 'content-type': 'application/json' }, body: own }]);
     const { fetch: f } = setup();
@@ -103,8 +121,9 @@ describe('createAgentFetch', () => {
     const remembered = await f(server.url);
     expect(server.calls()).toBe(1);
     expect(remembered.headers.get(SOURCE_HEADER)).toBe('memory');
-    expect(remembered.status).toBe(CODES.rate_limited.status);
-    expect((await remembered.json()).error).toMatchObject({ code: 'quota_spent', retry: 'after_delay', retry_after: 120 });
+    expect(remembered.status).toBe(402);
+    expect(await remembered.text()).toBe(own);
+    expect(agentErrorOf(remembered)?.error).toMatchObject({ code: 'quota_spent', retry: 'after_delay', retry_after: 120 });
   });
 
   it('rejects as fetch does when no response arrives', async () => {

@@ -1,0 +1,468 @@
+// The agent's policy, written once: every host (the client, the drop-in fetch, the fetcher, the
+// undici interceptor, the got and axios plug-ins) resolves its options here, asks the store before
+// each call (admit), tells it what the answer said (settle), and asks nextWait what to do next.
+import { READERS, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import type { EnvelopeError } from '../../generated/types.js';
+import { isKnownCode, lookup } from '../core/catalog.js';
+import { toHeaders, type HeadersInput } from '../core/headers.js';
+import { quotaFrom } from '../core/quota.js';
+import { errorHeaders } from '../core/render.js';
+import { defaultStore, type Admission, type Backoff, type KeptAnswer, type Store } from './store.js';
+
+/** Options of createAgentClient and createAgentFetch. */
+export interface AgentClientOptions {
+  /** The fetch to call. @default globalThis.fetch */
+  readonly fetch?: typeof globalThis.fetch;
+  /** The most seconds one request sleeps in all, told or remembered; a longer wait is handed back at once. @default 30 */
+  readonly maxWaitSeconds?: number;
+  /** The most calls one request may make. @default 2 */
+  readonly budget?: number;
+  /** Waits `ms`, or rejects when `signal` aborts. @default a timer */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The clock, ms since the epoch. @default Date.now */
+  readonly now?: () => number;
+  /** Where origin delays are remembered; share one to share what was learnt. @default the process-wide memory store */
+  readonly store?: Store;
+  /**
+   * The Accept header sent when a request has none, or false to send none of its own. The default
+   * ranks JSON and problem details above HTML, which marks the caller as an agent to sites that
+   * negotiate errors (an AgentFriendly site answers it with this contract instead of its error page).
+   * @default AGENT_ACCEPT
+   */
+  readonly accept?: string | false;
+  /**
+   * What to do when a site says to wait and not for how long: hand the error back (seed 000), or
+   * back off on DEFAULT_BACKOFF's doubling schedule within the budget and maxWaitSeconds.
+   * @default 'hand_back'
+   */
+  readonly unknownDelay?: 'hand_back' | 'backoff';
+  /**
+   * What shares a site's waits and quota: its origin, or a URL prefix such as
+   * `https://api.github.com/search` for a site whose limits differ by API (a request under
+   * several takes the longest), or a function from the URL to a key. @default the origin
+   */
+  readonly scope?: readonly string[] | ((url: URL) => string);
+  /**
+   * The most seconds spent reading an error response's body, from when its headers arrived: then
+   * what arrived is read as the error, and the rest is left unread (handed over, or dropped for
+   * another call). At most MAX_BODY_BYTES of it are read either way. @default 5
+   */
+  readonly bodyTimeoutSeconds?: number;
+}
+
+/** The Accept an agent client sends by default: data first, pages after, anything last. */
+export const AGENT_ACCEPT = 'application/json, application/problem+json, text/markdown, text/html;q=0.9, */*;q=0.8';
+
+/** How a value reads in an error message: quoted as JSON, or what it is when JSON has no word for it. */
+export function shown(value: unknown): string {
+  if (typeof value === 'function') return 'a function';
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** A TypeError naming the function called, the option, what it takes and the value received. */
+export function badOption(who: string, name: string, takes: string, value: unknown): TypeError {
+  return new TypeError(`${who}: ${name} must be ${takes} (got ${shown(value)})`);
+}
+
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+const STORE_METHODS = ['getBackoff', 'setBackoff', 'getCopy', 'setCopy', 'deleteCopy'] as const;
+
+/** Each option's check: what it takes, in words, and whether a value is that; undefined always passes. */
+const CHECKS: Readonly<Record<string, readonly [string, (value: unknown) => boolean]>> = {
+  fetch: ['a fetch function', isFunction],
+  maxWaitSeconds: ['a number of seconds, 0 or more', (v) => typeof v === 'number' && v >= 0 && v <= Number.MAX_SAFE_INTEGER],
+  budget: ['a whole number of calls, 1 or more', (v) => Number.isSafeInteger(v) && (v as number) >= 1],
+  sleep: ['a function (ms, signal) => Promise<void>', isFunction],
+  now: ['a function returning ms since the epoch', isFunction],
+  store: [`a store with ${STORE_METHODS.join(', ')}`, (v) => typeof v === 'object' && v !== null && STORE_METHODS.every((m) => isFunction((v as Record<string, unknown>)[m]))],
+  accept: ['an Accept header value or false', (v) => v === false || (typeof v === 'string' && v !== '')],
+  unknownDelay: ["'hand_back' or 'backoff'", (v) => v === 'hand_back' || v === 'backoff'],
+  scope: ['a list of URL prefixes or a function from the URL to a key', (v) => isFunction(v) || (Array.isArray(v) && v.every((e) => typeof e === 'string'))],
+  bodyTimeoutSeconds: ['a number of seconds above 0', (v) => typeof v === 'number' && v > 0 && v <= Number.MAX_SAFE_INTEGER],
+};
+
+/**
+ * Checks the options a host was made with, as it is made: a TypeError naming `who` (the function
+ * the user called), the option, what it takes and the value received. Options it does not know
+ * are the host's own to check (`extra`, checked the same way).
+ */
+export function checkOptions(who: string, options: object | undefined, extra: typeof CHECKS = {}): void {
+  if (options === undefined) return;
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${who}: options must be an object (got ${shown(options)})`);
+  for (const [name, value] of Object.entries(options)) {
+    const check = extra[name] ?? CHECKS[name];
+    if (check && value !== undefined && !check[1](value)) throw badOption(who, name, check[0], value);
+  }
+}
+
+/** What a host runs with: its options checked and filled in, once, when it is made. */
+export interface Resolved {
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly now: () => number;
+  readonly store: Store;
+  readonly scopeOf: (url: URL) => string;
+  readonly bodyTimeoutMs: number;
+  readonly options: AgentClientOptions;
+}
+
+/** The options of a host, checked (a TypeError naming `who` on a bad one) and resolved. */
+export function resolveOptions(who: string, options: AgentClientOptions = {}): Resolved {
+  checkOptions(who, options);
+  let scopeOf: (url: URL) => string;
+  try {
+    scopeOf = scoper(options.scope);
+  } catch (error) {
+    throw new TypeError(`${who}: ${(error as Error).message}`);
+  }
+  return {
+    sleep: options.sleep ?? abortableSleep,
+    now: options.now ?? Date.now,
+    store: options.store ?? defaultStore(),
+    scopeOf,
+    bodyTimeoutMs: (options.bodyTimeoutSeconds ?? 5) * 1000,
+    options,
+  };
+}
+
+// RFC 9110 section 9.2.2: methods whose repetition has the same effect as one request.
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+/** Whether a request may be sent twice: an idempotent method (RFC 9110 section 9.2.2), or an Idempotency-Key header. */
+export function isIdempotent(method: string | undefined, headers?: HeadersInput): boolean {
+  return IDEMPOTENT.has((method ?? 'GET').toUpperCase()) || (headers !== undefined && headers !== null && toHeaders(headers).has('idempotency-key'));
+}
+
+/** A timer that an AbortSignal can cancel. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** What a failed connection was, in words, from undici's error causes. */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; name?: string } })?.cause;
+  const code = cause?.code ?? (error as { code?: string })?.code;
+  const name = (error as { name?: string })?.name;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'the connection was refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'the connection was reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name did not resolve';
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'the request timed out';
+    default:
+      return name === 'TimeoutError' ? 'the request timed out' : 'the request failed before a response arrived';
+  }
+}
+
+/** The envelope error for a request that got no response. */
+export function networkError(url: URL, error: unknown): EnvelopeError {
+  const code = READERS.signals.network_failure;
+  return { code, message: `${url.host}: ${networkReason(error)}`, field: null, retry: lookup(code).retry, retry_after: null };
+}
+
+/**
+ * A store call whose failure, thrown or rejected, counts as `otherwise`: no request fails because
+ * its store did. A synchronous store's answer comes back as it is, without a promise.
+ */
+export function fromStore<T>(call: () => Promise<T> | T, otherwise: T): Promise<T> | T {
+  try {
+    const answer = call();
+    return answer instanceof Promise ? answer.then(undefined, () => otherwise) : answer;
+  } catch {
+    return otherwise;
+  }
+}
+
+/** The backoff an agent guesses with when it was told to wait and not how long, in seconds: doubling from one (seed 002). */
+export const DEFAULT_BACKOFF = [1, 2, 4, 8, 16, 32, 64] as const;
+
+/**
+ * How one request ended: the site's last response (its body unread) and, when it failed, the error;
+ * or an error from memory with no call made; or what the call threw, when no response arrived.
+ */
+export interface Outcome {
+  readonly url: URL;
+  readonly response?: Response;
+  readonly error?: EnvelopeError;
+  readonly remembered?: boolean;
+  /** What the site said of a wait remembered, kept to answer in its own words. */
+  readonly answer?: KeptAnswer;
+  readonly thrown?: unknown;
+}
+
+/** What the rules allow one request, from its options. */
+export interface Allowance {
+  readonly budget: number;
+  readonly maxWait: number;
+  readonly backoff: boolean;
+  /** The request may be sent twice: an idempotent method, or an Idempotency-Key. */
+  readonly idempotent: boolean;
+}
+
+/** One request's progress under the rules. */
+export interface Attempts {
+  calls: number;
+  slept: number;
+  waited: boolean;
+  retriedOnce: boolean;
+  guesses: number;
+  /** Ms slept past a told wait slept out: its tail, or another caller's probe followed (at most AFTER_WAIT_MS). */
+  grace: number;
+}
+
+/** A request's progress before its first call. */
+export const freshAttempts = (): Attempts => ({ calls: 0, slept: 0, waited: false, retriedOnce: false, guesses: 0, grace: 0 });
+
+/** The allowance of `options` (checked by resolveOptions), for a request that is or is not idempotent. */
+export function allowance(options: AgentClientOptions, idempotent: boolean): Allowance {
+  return { budget: options.budget ?? 2, maxWait: options.maxWaitSeconds ?? 30, backoff: options.unknownDelay === 'backoff', idempotent };
+}
+
+/** Takes `seconds` of sleep from the allowance when all the sleeping stays within maxWait. */
+function take(seconds: number, attempts: Attempts, allowed: Allowance): number | null {
+  if (attempts.slept + seconds > allowed.maxWait) return null;
+  attempts.slept += seconds;
+  return seconds;
+}
+
+/** The seconds to sleep out a wait the origin asked for earlier before calling it, or null to hand it back from memory. */
+function rememberedWait(left: number, attempts: Attempts, allowed: Allowance): number | null {
+  const seconds = take(left, attempts, allowed);
+  if (seconds !== null) attempts.waited = true;
+  return seconds;
+}
+
+/**
+ * The rules after an error response: the seconds to sleep before calling again, or null to hand
+ * the error back. Wait a told delay once; guess on the doubling schedule only with backoff; retry a
+ * `once` word one time, for an idempotent request only; all the sleeping within maxWait, all the
+ * calls within the budget.
+ */
+export function nextWait(error: EnvelopeError, attempts: Attempts, allowed: Allowance): number | null {
+  if (attempts.calls >= allowed.budget) return null;
+  const word: RetryWordEntry = RETRY_WORDS[error.retry];
+  if (word.requires.includes('retry_after')) {
+    if (error.retry_after === null) {
+      // Told to wait, not how long: hand it back (seed 000), or guess on the doubling schedule.
+      return allowed.backoff ? take(DEFAULT_BACKOFF[Math.min(attempts.guesses++, DEFAULT_BACKOFF.length - 1)]!, attempts, allowed) : null;
+    }
+    // Wait when told how long, once, and never past maxWait in all (seed 000).
+    if (attempts.waited) return null;
+    const seconds = take(error.retry_after, attempts, allowed);
+    if (seconds !== null) attempts.waited = true;
+    return seconds;
+  }
+  // Retry once, and only what can safely be repeated (RFC 9110 section 9.2.2).
+  if (word.next_step !== 'wait' || attempts.retriedOnce || (word.idempotent_only && !allowed.idempotent)) return null;
+  const seconds = take(error.retry_after ?? word.default_retry_after ?? 0, attempts, allowed);
+  if (seconds !== null) attempts.retriedOnce = true;
+  return seconds;
+}
+
+/** The wait an error asks for, as a backoff (with the site's own answer, when kept), when it says how long. */
+function toldWait(error: EnvelopeError | undefined, now: number, answer?: KeptAnswer): Backoff | undefined {
+  const word: RetryWordEntry | undefined = error && RETRY_WORDS[error.retry];
+  if (!error || error.retry_after === null || !word!.requires.includes('retry_after')) return undefined;
+  return { until: now + error.retry_after * 1000, error, ...(answer ? { answer } : {}) };
+}
+
+/** The most bytes of an error body kept to answer from memory in the site's own words; a longer one is answered with the envelope. */
+export const KEPT_ANSWER_BYTES = 16 * 1024;
+// Headers that describe this connection or the bytes as sent, not the answer: a remembered answer
+// has its body decoded and whole, and sets no cookie a second time.
+const NOT_KEPT = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'set-cookie', 'date', 'age', 'retry-after', 'trailer', 'upgrade']);
+
+/**
+ * What a site said, kept to answer from memory as it said it: its status, its headers (less those
+ * of the connection and the encoding), and its decoded body when it arrived whole and is at most
+ * KEPT_ANSWER_BYTES. Undefined otherwise.
+ */
+export function keptAnswer(status: number, headers: HeadersInput, body: Uint8Array | null, whole: boolean): KeptAnswer | undefined {
+  if (!whole || (body !== null && body.byteLength > KEPT_ANSWER_BYTES)) return undefined;
+  const kept: [string, string][] = [];
+  for (const [name, value] of toHeaders(headers)) if (!NOT_KEPT.has(name)) kept.push([name, value]);
+  return { status, headers: kept, body: body === null ? '' : new TextDecoder().decode(body) };
+}
+
+/** The header of an answer made from memory, without calling the site: `Agent-Errors-Source: memory`. */
+export const SOURCE_HEADER = 'agent-errors-source';
+
+/**
+ * The answer to a wait remembered for the site, without a call: what the site said (its status,
+ * headers and body) when it was kept, else the envelope with the status of its code (a site's own
+ * code, whose status the store does not keep, gets the catalog's rate-limit code's); either way
+ * with Retry-After set to what remains of the wait and SOURCE_HEADER.
+ */
+export function memoryAnswer(error: EnvelopeError, answer?: KeptAnswer): { status: number; headers: [string, string][]; body: string } {
+  const marks: [string, string][] = [[SOURCE_HEADER, 'memory']];
+  if (answer) {
+    if (error.retry_after !== null) marks.push(['retry-after', String(error.retry_after)]);
+    return { status: answer.status, headers: [...(answer.headers as [string, string][]), ...marks], body: answer.body };
+  }
+  const status = lookup(isKnownCode(error.code) ? error.code : READERS.signals.rate_limit_headers).status;
+  return { status, headers: [...Object.entries(errorHeaders('envelope', error.retry_after)), ...marks], body: JSON.stringify({ error }) };
+}
+
+/** Remembers for the origin a wait an error asked for, when it says how long. */
+export function remember(store: Store, origin: string, error: EnvelopeError, now: number): Promise<void> | void {
+  const told = toldWait(error, now);
+  if (told) return fromStore(() => store.setBackoff(origin, told), undefined);
+}
+
+/**
+ * The key a request's waits and quota are kept under: its origin, or the longest `scope` prefix it
+ * falls under (whole path segments only), or what a scope function says. A prefix that is not an
+ * absolute http(s) URL is refused here, naming it.
+ */
+export function scoper(scope: AgentClientOptions['scope']): (url: URL) => string {
+  if (typeof scope === 'function') {
+    return (url) => {
+      try {
+        const key = scope(url);
+        if (typeof key === 'string' && key !== '') return key;
+      } catch {}
+      return url.origin;
+    };
+  }
+  const prefixes = (scope ?? [])
+    .map((entry) => {
+      const parsed = URL.canParse(entry) ? new URL(entry) : null;
+      if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.search || parsed.hash) throw new TypeError(`scope: ${JSON.stringify(entry)} is not an http(s) URL prefix such as https://api.example.com/search`);
+      const path = parsed.pathname.replace(/\/+$/, '');
+      return { origin: parsed.origin, path, key: parsed.origin + path };
+    })
+    .sort((a, b) => b.path.length - a.path.length);
+  if (prefixes.length === 0) return (url) => url.origin;
+  return (url) => {
+    for (const p of prefixes) if (p.origin === url.origin && (url.pathname === p.path || url.pathname.startsWith(`${p.path}/`))) return p.key;
+    return url.origin;
+  };
+}
+
+/** How often a caller looks whether another caller's probe has answered, in ms. */
+const FOLLOW_MS = 100;
+/** A running wait at most this long is the end of the one a caller already slept out, and is slept too. */
+const TAIL_MS = 1000;
+/**
+ * What a request that slept out a told wait may sleep past it, in ms, beyond maxWaitSeconds: the
+ * tail of another caller's copy of the same wait, and another caller's probe followed. The told
+ * wait earned the request its next call: when this runs out it makes it.
+ */
+export const AFTER_WAIT_MS = 2000;
+
+/** What the store let a call do, to report with its answer. */
+export type Pass = Extract<Admission, { kind: 'call' }>;
+
+const CALL: Pass = { kind: 'call' };
+
+/** A store without admit, asked as before: a running wait, or a call. */
+function admission(store: Store, key: string): Promise<Admission> | Admission {
+  if (store.admit) return store.admit(key);
+  const backoff = store.getBackoff(key);
+  const answer = (b: Backoff | undefined): Admission => (b ? { kind: 'wait', until: b.until, error: b.error } : CALL);
+  return backoff instanceof Promise ? backoff.then(answer) : answer(backoff);
+}
+
+/** The error a spent quota is handed back with. */
+function quotaError(url: URL, seconds: number, limit: number | undefined): EnvelopeError {
+  const code = READERS.signals.rate_limit_headers;
+  const per = limit === undefined ? '' : ` of ${limit} requests`;
+  return { code, message: `${url.host}: the quota${per} the site announced is spent until it resets`, field: null, retry: lookup(code).retry, retry_after: seconds };
+}
+
+/** One request before a call: its store and key, its URL, its progress under the rules, and how it sleeps. */
+export interface Gate {
+  readonly store: Store;
+  readonly key: string;
+  readonly url: URL;
+  readonly attempts: Attempts;
+  readonly allowed: Allowance;
+  readonly now: () => number;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly signal?: AbortSignal | undefined;
+}
+
+/**
+ * Before each call, what the store says: call (perhaps as the one probe after a shared wait, or
+ * counting against an announced quota); sleep out a running wait (once, as a told one) or a spent
+ * quota; or wait on another caller's probe, looking every FOLLOW_MS. All the sleeping stays within
+ * maxWaitSeconds; a wait that does not fit is handed back as an error from memory.
+ */
+export function admit(gate: Gate): Promise<Admitted> | Admitted {
+  // A synchronous store's "call" comes back without a promise: most calls pass straight through.
+  const first = fromStore(() => admission(gate.store, gate.key), CALL);
+  if (!(first instanceof Promise) && first.kind === 'call') return { pass: first };
+  return admitSlowly(first, gate);
+}
+
+/** What admit answers: a pass to call with, or an error to hand back. */
+export type Admitted = { pass: Pass } | { error: EnvelopeError; answer?: KeptAnswer | undefined };
+
+async function admitSlowly(first: Promise<Admission> | Admission, { store, key, url, attempts, allowed, now, sleep, signal }: Gate): Promise<Admitted> {
+  for (let next = first; ; next = fromStore(() => admission(store, key), CALL)) {
+    const a = await next;
+    if (a.kind === 'call') return { pass: a };
+    const ms = a.until - now();
+    if (!(ms > 0)) return { pass: CALL };
+    const left = Math.ceil(ms / 1000);
+    let sleepMs: number | null;
+    if (a.kind === 'wait') {
+      // A wait not yet slept is slept in whole seconds, as a told one; the tail of the one this
+      // request already slept (another caller's copy of it, a moment longer) is slept as it is.
+      sleepMs = !attempts.waited ? secondsOf(rememberedWait(left, attempts, allowed)) : ms <= TAIL_MS ? secondsOf(take(ms / 1000, attempts, allowed)) ?? graced(ms, attempts) : null;
+    } else if (a.kind === 'follow') {
+      const step = Math.min(ms, FOLLOW_MS);
+      sleepMs = secondsOf(take(step / 1000, attempts, allowed)) ?? (attempts.waited ? graced(step, attempts) : null);
+      // A request whose told wait used up its maxWait follows the probe a moment, then calls.
+      if (sleepMs === null && attempts.waited) return { pass: CALL };
+    } else {
+      sleepMs = secondsOf(take(ms / 1000, attempts, allowed));
+    }
+    // Handed back: a follower is told to look again in a second, when the probe may have answered.
+    if (sleepMs === null) return a.kind === 'hold' ? { error: quotaError(url, left, a.limit) } : { error: { ...a.error, retry_after: a.kind === 'follow' ? 1 : left }, answer: a.answer };
+    await sleep(sleepMs, signal);
+  }
+}
+
+const secondsOf = (seconds: number | null): number | null => (seconds === null ? null : seconds * 1000);
+
+/** Takes `ms` from what a request that slept out a told wait may sleep past maxWait, when it fits. */
+function graced(ms: number, attempts: Attempts): number | null {
+  if (attempts.grace + ms > AFTER_WAIT_MS) return null;
+  attempts.grace += ms;
+  return ms;
+}
+
+/**
+ * After a call: tells the store what the answer said (the wait it asked for, the quota it
+ * announced) and releases the call's probe lease. A store without settle is told the wait alone.
+ */
+export function settle(store: Store, key: string, pass: Pass, response: { readonly headers: HeadersInput } | undefined, error: EnvelopeError | undefined, now: number, answer?: KeptAnswer): Promise<void> | void {
+  const wait = toldWait(error, now, answer);
+  if (!store.settle) return wait && fromStore(() => store.setBackoff(key, wait), undefined);
+  const quota = response ? quotaFrom(response.headers, now) : null;
+  if (pass.probe === undefined && pass.counted === undefined && !wait && !quota) return;
+  return fromStore(() => store.settle!(key, { admitted: pass, answered: response !== undefined, ...(wait ? { wait } : {}), ...(quota ? { quota } : {}) }), undefined);
+}
