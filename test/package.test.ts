@@ -56,12 +56,12 @@ describe('the exports map', () => {
   it("serves an agent's hot path from /agent, and the stores that need a server or a native module and the experiment from subpaths of their own", () => {
     expect(resolved['./agent']).toEqual(expect.arrayContaining(['fromResponse', 'explainResponse', 'createAgentClient', 'createAgentFetch', 'agentErrorOf', 'delayFrom', 'createMemoryStore', 'defaultStore']));
     for (const elsewhere of ['agentFetch', 'createDiskStore', 'createRedisStore', 'runLoop', 'POLICIES', 'decode', 'formatCell', 'validateEnvelope', 'validateProblem']) expect(resolved['./agent'], elsewhere).not.toContain(elsewhere);
-    expect(resolved['./agent/fetcher']).toEqual(['PAGE_ACCEPT', 'agentFetch', 'staleAllowance']);
-    // The plug-ins load without the client or SDK they plug into: they import only its types.
+    expect(resolved['./agent/fetcher']).toEqual(['MAX_COPY_BYTES', 'PAGE_ACCEPT', 'agentFetch', 'staleAllowance']);
+    // The plug-ins load without the client or SDK they plug into (they import only its types), but for agentAxios, which wraps axios's own adapter.
     expect(resolved['./agent/mcp']).toEqual(['ENVELOPE_OUTPUT_SCHEMA', 'toToolResult', 'toolOutputSchema']);
     expect(resolved['./agent/undici']).toContain('agentErrorsInterceptor');
     expect(resolved['./agent/got']).toEqual(['agentGot']);
-    expect(resolved['./agent/axios']).toEqual(['agentRetryOptions']);
+    expect(resolved['./agent/axios']).toEqual(['agentAxios']);
     expect(resolved['./agent/redis']).toContain('createRedisStore');
     expect(resolved['./agent/disk']).toEqual(['createDiskStore']);
     expect(resolved['./agent/loop']).toEqual(expect.arrayContaining(['runLoop', 'POLICIES', 'DEFAULT_BACKOFF', 'decode', 'formatCell']));

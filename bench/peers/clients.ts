@@ -6,7 +6,7 @@ import axiosRetry from 'axios-retry';
 import got, { HTTPError as GotHTTPError } from 'got';
 import ky, { HTTPError as KyHTTPError } from 'ky';
 import { Agent, RetryAgent, errors as undiciErrors, request, type Dispatcher } from 'undici';
-import { agentRetryOptions } from '../../src/agent/axios.js';
+import { agentAxios } from '../../src/agent/axios.js';
 import { createAgentClient, type AgentClientOptions } from '../../src/agent/client.js';
 import { createAgentFetch } from '../../src/agent/drop-in.js';
 import { agentGot } from '../../src/agent/got.js';
@@ -179,14 +179,13 @@ const undiciPlugged: Peer = {
 };
 
 const axiosPlugged: Peer = {
-  name: 'axios-retry + agentRetryOptions',
-  pkg: 'axios-retry',
+  name: 'axios + agentAxios',
+  pkg: 'axios',
   alone: 'axios-retry',
-  defaults: `axiosRetry(axios.create(), agentRetryOptions()): ${PLUGIN}; axios-retry's retryCondition and retryDelay are the plug-in's`,
+  defaults: `agentAxios(axios.create()): ${PLUGIN}; no axios-retry: the binding wraps the request's adapter`,
   source: 'src/agent/axios.ts',
   async run(url, signal) {
-    const instance = axios.create();
-    axiosRetry(instance, agentRetryOptions());
+    const instance = agentAxios(axios.create());
     return outcome(() => instance.get(url, { signal }), axiosError);
   },
 };

@@ -1,60 +1,107 @@
-// The client's rules as options for axios-retry, for agents that call sites through axios (which
-// takes no fetch): axiosRetry(axios, agentRetryOptions()) waits a delay the error response gives,
-// in a header or the body, once; retries a `once` error one time for idempotent requests;
-// remembers what each origin asked for; and hands everything else back as axios's error.
-import type { AxiosError, InternalAxiosRequestConfig } from 'axios';
-import type { IAxiosRetryConfig } from 'axios-retry';
+// The client's rules bound to axios (which takes no fetch), through its own hooks: agentAxios(instance)
+// adds a request interceptor that wraps the request's adapter, so each call of one request is let
+// through by the store first (a running wait slept out or answered from memory, another caller's
+// probe followed, a spent quota kept to), and each error response is read through fromResponse and
+// waited out or sent again as the rules say, inside the one request axios sees. axios's own
+// transformResponse and validateStatus then see the last answer, as they would without it.
+import axios, { AxiosError, AxiosHeaders, type AxiosAdapter, type AxiosInstance, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import { fromResponse } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
-import { allowance, freshAttempts, isIdempotent, nextWait, remember, type AgentClientOptions, type Allowance, type Attempts } from './policy.js';
-import { defaultStore } from './store.js';
+import { admit, allowance, freshAttempts, isIdempotent, keptAnswer, memoryAnswer, nextWait, resolveOptions, settle, type AgentClientOptions, type Pass } from './policy.js';
 
-/** Options of agentRetryOptions: the client's, but for the fetch, Accept and sleep, which axios and axios-retry own. */
-export type AgentAxiosOptions = Pick<AgentClientOptions, 'maxWaitSeconds' | 'budget' | 'now' | 'store' | 'unknownDelay'>;
+/** Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config sets. */
+export type AgentAxiosOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
 
-/** One request's allowance and progress, and the wait retryCondition chose for retryDelay to give. */
-interface Progress {
-  readonly allowed: Allowance;
-  readonly attempts: Attempts;
-  seconds: number;
+/** The URL of a request's config, resolved against its baseURL, or null. */
+function urlOf(config: InternalAxiosRequestConfig): URL | null {
+  const [url, base] = [config.url ?? '', config.baseURL];
+  return URL.canParse(url, base) ? new URL(url, base) : null;
 }
-const PROGRESS = Symbol('agent-errors');
-type Tracked = InternalAxiosRequestConfig & { [PROGRESS]?: Progress };
+
+/** A request body that cannot be sent a second time: a stream. */
+const once = (data: unknown): boolean => typeof (data as { pipe?: unknown } | null)?.pipe === 'function' || typeof (data as { getReader?: unknown } | null)?.getReader === 'function';
+
+/** Bytes or text of a response's data as an adapter left it (before transformResponse), for keptAnswer. */
+function bytesOf(data: unknown): Uint8Array | null {
+  if (typeof data === 'string') return new TextEncoder().encode(data);
+  if (data instanceof Uint8Array) return data;
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  return null;
+}
+
+/** What axios's own settle does with an answer: resolve it, or reject it as an AxiosError when validateStatus refuses it. */
+function settled(response: AxiosResponse, config: InternalAxiosRequestConfig): AxiosResponse {
+  const valid = config.validateStatus;
+  if (!response.status || !valid || valid(response.status)) return response;
+  const code = response.status >= 500 ? AxiosError.ERR_BAD_RESPONSE : AxiosError.ERR_BAD_REQUEST;
+  throw new AxiosError(`Request failed with status code ${response.status}`, code, config, response.request, response);
+}
 
 /**
- * Options for axios-retry that put the client's rules behind it: `retryCondition` reads each error
- * response through fromResponse (headers and `response.data`, parsed or not) and retries only when
- * the rules say wait or retry once; `retryDelay` gives the wait they chose, and nothing else (no
- * backoff of axios-retry's own). A request that gets no response is handed back, as the client does.
- * @example axiosRetry(axios, agentRetryOptions({ maxWaitSeconds: 30 }));
+ * Binds the client's rules to an axios instance, and returns it: before each call the store is
+ * asked (a running wait slept out once when it fits in maxWaitSeconds, else answered from memory
+ * in the site's own words without a call; another caller's probe followed; a spent quota kept to);
+ * each error response is read through fromResponse (headers and data, parsed or not) and waited
+ * out once when told, or retried once when the catalog says so for an idempotent request, all
+ * within `budget` calls; everything else reaches the caller as axios's own answer or AxiosError.
+ * axios reads a whole body before any hook sees it: bound it with axios's maxContentLength and
+ * timeout (docs/agent.md).
+ * @example const client = agentAxios(axios.create(), { maxWaitSeconds: 30 });
  */
-export function agentRetryOptions(options: AgentAxiosOptions = {}): IAxiosRetryConfig {
-  const now = options.now ?? Date.now;
-  const store = options.store ?? defaultStore();
+export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions = {}): AxiosInstance {
+  const { sleep, now, store, scopeOf } = resolveOptions('agentAxios', options);
+  if (typeof instance?.interceptors?.request?.use !== 'function') throw new TypeError(`agentAxios: instance must be an axios instance, such as axios.create() (got ${typeof instance})`);
 
-  /** The progress of the request `config` carries: axios-retry sends the same config again, and axios's merge copies the member. */
-  const progressOf = (config: Tracked): Progress =>
-    (config[PROGRESS] ??= {
-      allowed: allowance(options, isIdempotent(config.method, config.headers as HeadersInput)),
-      attempts: freshAttempts(),
-      seconds: 0,
-    });
-
-  return {
-    // retryCondition must see the last answer too, to remember what it asked for; nextWait keeps the calls within the budget.
-    retries: allowance(options, false).budget,
-    async retryCondition(error: AxiosError): Promise<boolean> {
-      const { config, response } = error;
-      if (!config || !response || response.status < 400) return false;
-      const progress = progressOf(config);
-      progress.attempts.calls += 1;
-      const { error: found } = fromResponse(response.status, response.headers as HeadersInput, response.data, { now: now() });
-      const [url, base] = [config.url ?? '', config.baseURL];
-      if (URL.canParse(url, base)) await remember(store, new URL(url, base).origin, found, now());
-      const seconds = nextWait(found, progress.attempts, progress.allowed);
-      if (seconds !== null) progress.seconds = seconds;
-      return seconds !== null;
-    },
-    retryDelay: (_retryCount, error) => (error.config ? progressOf(error.config).seconds * 1000 : 0),
+  /** One request under the rules: the adapter it would have used, called as often as they allow. */
+  const lifecycle = (inner: AxiosAdapter): AxiosAdapter => async (config) => {
+    const url = urlOf(config);
+    if (url === null) return inner(config);
+    const key = scopeOf(url);
+    const allowed = allowance(options, isIdempotent(config.method, config.headers as HeadersInput) && !once(config.data));
+    const attempts = freshAttempts();
+    const signal = config.signal instanceof AbortSignal ? config.signal : undefined;
+    for (;;) {
+      const admitted = await admit({ store, key, url, attempts, allowed, now, sleep, signal });
+      if ('error' in admitted) {
+        // Without a call: what the site said, as axios would have received it, with what remains of the wait.
+        const { status, headers, body } = memoryAnswer(admitted.error, admitted.answer);
+        return settled({ data: body, status, statusText: '', headers: new AxiosHeaders(Object.fromEntries(headers)), config, request: null }, config);
+      }
+      const pass: Pass = admitted.pass;
+      attempts.calls += 1;
+      let response: AxiosResponse;
+      let refused: AxiosError | undefined;
+      try {
+        response = await inner(config);
+      } catch (error) {
+        if (!axios.isAxiosError(error) || !error.response) {
+          await settle(store, key, pass, undefined, undefined, now());
+          throw error;
+        }
+        refused = error;
+        response = error.response;
+      }
+      const headers = response.headers as HeadersInput;
+      if (response.status < 400) {
+        await settle(store, key, pass, { headers }, undefined, now());
+        if (refused) throw refused;
+        return response;
+      }
+      const { error } = fromResponse(response.status, headers, response.data, { now: now() });
+      const bytes = bytesOf(response.data);
+      await settle(store, key, pass, { headers }, error, now(), keptAnswer(response.status, headers, bytes, bytes !== null));
+      const seconds = once(config.data) ? null : nextWait(error, attempts, allowed);
+      if (seconds === null) {
+        if (refused) throw refused;
+        return response;
+      }
+      await sleep(seconds * 1000, signal);
+    }
   };
+
+  instance.interceptors.request.use((config) => {
+    config.adapter = lifecycle(axios.getAdapter(config.adapter ?? instance.defaults.adapter));
+    return config;
+  });
+  return instance;
 }

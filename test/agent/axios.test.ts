@@ -1,13 +1,13 @@
-// The axios-retry plug-in against real loopback servers, each case run twice in one test: axios
-// with axios-retry's defaults alone, and axiosRetry(instance, agentRetryOptions()). A site answers
-// from how long its client has slept, so a retry that comes too early meets another error, as it
-// would at a real site. axios-retry sleeps what retryDelay returns; the recorder notes that delay
-// and sleeps at most 1 ms instead, so the cases take no real time, and one case sleeps for real.
+// The axios binding against real loopback servers, each case run twice in one test: axios with
+// axios-retry's defaults alone, and agentAxios(instance). A site answers from how long its client
+// has slept, so a retry that comes too early meets another error, as it would at a real site. Each
+// sleep (axios-retry's retryDelay, agentAxios's sleep option) is recorded and cut to at most 1 ms,
+// so the cases take no real time; one case sleeps for real.
 import axios, { type AxiosResponse, type ResponseType } from 'axios';
 import axiosRetry, { DEFAULT_OPTIONS, type IAxiosRetryConfig } from 'axios-retry';
 import { describe, expect, it } from 'vitest';
-import { agentRetryOptions } from '../../src/agent/axios.js';
-import { createMemoryStore } from '../../src/agent/store.js';
+import { agentAxios, type AgentAxiosOptions } from '../../src/agent/axios.js';
+import { createMemoryStore, type Store } from '../../src/agent/store.js';
 import { serve, virtualClock } from '../helpers/server.js';
 import { closedAfterEach, FIX_INPUT, googleRetryBody, type Answer } from '../helpers/sites.js';
 
@@ -42,11 +42,31 @@ interface Request {
   readonly real?: boolean;
 }
 
-/** One request through axios with axios-retry and `options` to a site answering `answer(ms slept so far)`: its calls, final status and the delays of its retries. */
-async function run(options: IAxiosRetryConfig, answer: (slept: number) => Answer, request: Request = {}) {
+/** agentAxios's options, as run() tells them from axios-retry's. */
+interface Agent {
+  readonly agent: AgentAxiosOptions;
+  /** The clock its store and now run on, moved by each sleep (the store remembers every wait it is told). */
+  readonly clock: ReturnType<typeof virtualClock>;
+}
+/** agentAxios with `options`; a fresh store on a virtual clock unless they name a store (then on `clock`). */
+const agent = (options: Omit<AgentAxiosOptions, 'store' | 'now'> & { store?: Store }, clock = virtualClock()): Agent => ({
+  agent: { store: createMemoryStore({ now: clock.now }), ...options, now: clock.now },
+  clock,
+});
+
+/** One request through axios with axios-retry and `options`, or agentAxios, to a site answering `answer(ms slept so far)`: its calls, final status and the delays of its retries. */
+async function run(options: IAxiosRetryConfig | Agent, answer: (slept: number) => Answer, request: Request = {}) {
   const delays: number[] = [];
   const client = axios.create();
-  axiosRetry(client, recording(options, delays, request.real ?? false));
+  const real = request.real ?? false;
+  if ('agent' in options) {
+    const sleep = (ms: number) => {
+      delays.push(ms);
+      options.clock.advance(ms);
+      return new Promise<void>((resolve) => setTimeout(resolve, real ? ms : Math.min(ms, 1)));
+    };
+    agentAxios(client, { sleep, ...options.agent });
+  } else axiosRetry(client, recording(options, delays, real));
   const start = performance.now();
   const server = await serve((_req, res) => {
     const { status, headers, body } = answer(request.real ? performance.now() - start : delays.reduce((a, b) => a + b, 0));
@@ -61,9 +81,9 @@ async function run(options: IAxiosRetryConfig, answer: (slept: number) => Answer
 }
 
 const ALONE: IAxiosRetryConfig = {};
-const plugin = () => agentRetryOptions({ store: createMemoryStore() });
+const plugin = () => agent({});
 
-describe('agentRetryOptions: axios-retry alone, then with the plug-in', () => {
+describe('agentAxios: axios-retry alone, then axios with agentAxios', () => {
   it('a 429 with Retry-After 2: both wait 2 s once and get the 200 (2 calls)', async () => {
     expect(await run(ALONE, told(2, 'header'))).toEqual({ calls: 2, status: 200, delays: [2000] });
     expect(await run(plugin(), told(2, 'header'))).toEqual({ calls: 2, status: 200, delays: [2000] });
@@ -110,22 +130,22 @@ describe('agentRetryOptions: axios-retry alone, then with the plug-in', () => {
     const clock = virtualClock();
     const store = createMemoryStore({ now: clock.now });
     const started = performance.now();
-    expect(await run(agentRetryOptions({ store, now: clock.now }), told(120, 'header'), { real: true })).toEqual({ calls: 1, status: 429, delays: [] });
+    expect(await run(agent({ store }, clock), told(120, 'header'), { real: true })).toEqual({ calls: 1, status: 429, delays: [] });
     expect(performance.now() - started).toBeLessThan(500);
     expect(await store.getBackoff(servers.at(-1)!.url)).toMatchObject({ until: clock.now() + 120_000, error: { code: 'rate_limited', retry_after: 120 } });
   });
 
-  it("keeps one request's progress across axios-retry's retries: with a budget of 3, still one retry of a 500 and one told wait", async () => {
-    const agent = agentRetryOptions({ store: createMemoryStore(), budget: 3 });
-    expect(await run(agent, always(SERVER_ERROR))).toEqual({ calls: 2, status: 500, delays: [1000] });
-    expect(await run(agent, always({ status: 429, headers: { 'retry-after': '1' } }))).toEqual({ calls: 2, status: 429, delays: [1000] });
+  it("keeps one request's progress across its calls: with a budget of 3, still one retry of a 500 and one told wait", async () => {
+    const bound = agent({ budget: 3 });
+    expect(await run(bound, always(SERVER_ERROR))).toEqual({ calls: 2, status: 500, delays: [1000] });
+    expect(await run(bound, always({ status: 429, headers: { 'retry-after': '1' } }))).toEqual({ calls: 2, status: 429, delays: [1000] });
   });
 
   it('a 429 that says nothing of how long: axios-retry alone retries at once 3 times (4 calls); the plug-in hands it back (1 call), or guesses 1 s with unknownDelay backoff', async () => {
     const vague = always({ status: 429 });
     expect(await run(ALONE, vague)).toMatchObject({ calls: 4, status: 429 });
-    expect(await run(agentRetryOptions({ store: createMemoryStore() }), vague)).toEqual({ calls: 1, status: 429, delays: [] });
-    expect(await run(agentRetryOptions({ store: createMemoryStore(), unknownDelay: 'backoff' }), vague)).toEqual({ calls: 2, status: 429, delays: [1000] });
+    expect(await run(agent({}), vague)).toEqual({ calls: 1, status: 429, delays: [] });
+    expect(await run(agent({ unknownDelay: 'backoff' }), vague)).toEqual({ calls: 2, status: 429, delays: [1000] });
   });
 
   it('a 429 on POST with Retry-After is waited once: a told wait needs no idempotency', async () => {
@@ -137,7 +157,28 @@ describe('agentRetryOptions: axios-retry alone, then with the plug-in', () => {
     const store = createMemoryStore({ now: clock.now });
     const answers = [{ status: 429, headers: { 'retry-after': '2' } }, { status: 429, headers: { 'retry-after': '90' } }];
     let n = 0;
-    expect(await run(agentRetryOptions({ store, now: clock.now }), () => answers[Math.min(n++, 1)]!)).toEqual({ calls: 2, status: 429, delays: [2000] });
+    expect(await run(agent({ store }, clock), () => answers[Math.min(n++, 1)]!)).toEqual({ calls: 2, status: 429, delays: [2000] });
     expect(await store.getBackoff(servers.at(-1)!.url)).toMatchObject({ until: clock.now() + 90_000 });
+  });
+
+  it("asks the store before a call: a wait too long to take is answered from memory, without a call, in the site's own words, as axios's own AxiosError", async () => {
+    const page = JSON.stringify({ error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } });
+    const server = await serve((_req, res) => void res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '120' }).end(page));
+    servers.push(server);
+    const clock = virtualClock();
+    const client = agentAxios(axios.create(), { store: createMemoryStore({ now: clock.now }), now: clock.now, sleep: clock.sleep });
+    const first = await client.get(server.url).catch((error: { response: AxiosResponse }) => error.response);
+    clock.advance(30_000);
+    const again = await client.get(`${server.url}/other`).catch((error: { response: AxiosResponse; name: string }) => ({ ...error.response, name: error.name }));
+    expect(server.calls()).toBe(1);
+    expect([first.status, first.data]).toEqual([429, JSON.parse(page)]);
+    // transformResponse parsed the remembered body as it parsed the site's: one shape for the caller.
+    expect(again).toMatchObject({ name: 'AxiosError', status: 429, data: JSON.parse(page) });
+    expect([again.headers!['retry-after'], again.headers!['agent-errors-source']]).toEqual(['90', 'memory']);
+  });
+
+  it('checks its options and its instance when bound', () => {
+    expect(() => agentAxios(axios.create(), { maxWaitSeconds: '30' as never })).toThrow(/^agentAxios: maxWaitSeconds must be a number of seconds, 0 or more \(got "30"\)$/);
+    expect(() => agentAxios({} as never)).toThrow(/agentAxios: instance must be an axios instance/);
   });
 });
