@@ -3,7 +3,7 @@
 import { CODE_PATTERN, READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
-import { delayFrom } from './delay.js';
+import { delayFrom, retryAfterSeconds } from './delay.js';
 import { fieldErrors, violationMessage, violationsOf, type Violation } from './field-errors.js';
 import { isRecord, own, str, type JsonObject } from './json.js';
 import { pickHeaders, toHeaders, type Fields, type HeadersInput } from './headers.js';
@@ -300,6 +300,9 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
     }
     because.push(delay === null ? 'the response says nothing of how long to wait' : `the response asks for a wait of ${delay} s`);
   }
+  // RFC 9110 section 10.2.3: Retry-After is an HTTP-date or a whole number of seconds; anything else is said so, not passed over in silence.
+  const told = h.get('retry-after');
+  if (told !== null && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a whole number of seconds nor an HTTP date), so it was ignored`);
   const message =
     // The first violation's own sentence says more than a framework's "Bad Request" or "The given data was invalid.".
     (primary && !reading.keepsMessage ? violationMessage(primary) : null) ??

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CODES, READERS, validateEnvelope } from '../../src/index.js';
-import { fromResponse, MAX_BODY_BYTES } from '../../src/core/from-response.js';
+import { explainResponse, fromResponse, MAX_BODY_BYTES } from '../../src/core/from-response.js';
+import { retryAfterSeconds } from '../../src/core/delay.js';
 
 const STACKS = [
   'Error: boom\n    at Object.<anonymous> (/home/deploy/app/server.js:12:9)\n    at Module._compile (node:internal/modules/cjs/loader:1364:14)',
@@ -193,5 +194,24 @@ describe("a vendor's catch-all type", () => {
   ])("reads Stripe's api_error with a %i by its status", (status, code) => {
     const body = { error: { type: 'api_error', message: 'Something went wrong on our end.' } };
     expect(fromResponse(status, { 'content-type': 'application/json' }, JSON.stringify(body)).error.code).toBe(code);
+  });
+});
+
+describe('explainResponse', () => {
+  it('names a malformed Retry-After as malformed, quoted, and a well-formed one not', () => {
+    const because = (value: string) => explainResponse(503, { 'retry-after': value }, '').because;
+    expect(because('soon')).toContain('Retry-After "soon" is malformed (neither a whole number of seconds nor an HTTP date), so it was ignored');
+    expect(because('1.5').some((line) => line.includes('malformed'))).toBe(true);
+    for (const fine of ['30', 'Wed, 21 Oct 2015 07:28:00 GMT']) expect(because(fine).some((line) => line.includes('malformed'))).toBe(false);
+  });
+
+  it('says so for every value retryAfterSeconds refuses, and only those', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (value) => {
+        fc.pre(!/[\r\n\0]/.test(value) && value.trim() === value && value !== '');
+        const said = explainResponse(503, { 'retry-after': value }, '').because.some((line) => line.includes('malformed'));
+        expect(said).toBe(retryAfterSeconds(value, Date.now()) === null);
+      }),
+    );
   });
 });
