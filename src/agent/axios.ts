@@ -5,8 +5,9 @@
 // waited out or sent again as the rules say, inside the one request axios sees. axios's own
 // transformResponse and validateStatus then see the last answer, as they would without it.
 import axios, { AxiosError, AxiosHeaders, type AxiosAdapter, type AxiosInstance, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
-import { fromResponse } from '../core/from-response.js';
+import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
+import { hold } from './body.js';
 import { admit, allowance, freshAttempts, isIdempotent, keptAnswer, memoryAnswer, nextWait, resolveOptions, settle, type AgentClientOptions, type Pass } from './policy.js';
 
 /** Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config sets. */
@@ -29,6 +30,47 @@ function bytesOf(data: unknown): Uint8Array | null {
   return null;
 }
 
+/** The responseTypes whose bodies agentAxios reads itself, as axios's Node adapter would: a string, bytes, or the stream. */
+const READ_HERE = new Set([undefined, 'json', 'text', 'arraybuffer', 'stream']);
+
+/** A Node stream (axios's http adapter's body with responseType 'stream'). */
+const isNodeStream = (data: unknown): data is NodeJS.ReadableStream & { destroy(): void } => typeof (data as { pipe?: unknown } | null)?.pipe === 'function' && typeof (data as { on?: unknown }).on === 'function';
+
+/** Bytes as axios's Node adapter gives them for a responseType: a Buffer for arraybuffer, else text in responseEncoding without a BOM. */
+function asData(bytes: Buffer, config: InternalAxiosRequestConfig): unknown {
+  if (config.responseType === 'arraybuffer') return bytes;
+  const text = bytes.toString((config.responseEncoding as BufferEncoding | undefined) ?? 'utf8');
+  return !config.responseEncoding || config.responseEncoding === 'utf8' ? text.replace(/^\uFEFF/, '') : text;
+}
+
+/**
+ * A body axios's http adapter streamed because agentAxios asked it to: a success read whole (as
+ * axios would, within its maxContentLength); an error read by hold, at most MAX_BODY_BYTES for at
+ * most bodyTimeoutSeconds, and then the rest handed on as a stream (responseType 'stream') or
+ * dropped. Returns the bytes to judge an error by, whether they are the whole body, and how to drop the rest.
+ */
+async function readStreamed(response: AxiosResponse, config: InternalAxiosRequestConfig, bodyTimeoutMs: number): Promise<{ bytes: Uint8Array | null; whole: boolean; discard: () => void }> {
+  const source = response.data as NodeJS.ReadableStream & { destroy(): void };
+  const wanted = config.responseType === 'stream';
+  if (response.status < 400) {
+    if (wanted) return { bytes: null, whole: false, discard: () => undefined };
+    const chunks: Buffer[] = [];
+    try {
+      for await (const chunk of source) chunks.push(Buffer.from(chunk as Uint8Array));
+    } catch (error) {
+      throw axios.isAxiosError(error) ? error : AxiosError.from(error, AxiosError.ERR_BAD_RESPONSE, config, response.request, response);
+    }
+    response.data = asData(Buffer.concat(chunks), config);
+    return { bytes: null, whole: true, discard: () => undefined };
+  }
+  const { Readable } = await import('node:stream');
+  const held = await hold(new Response(Readable.toWeb(source as InstanceType<typeof Readable>) as ReadableStream<Uint8Array>), MAX_BODY_BYTES, bodyTimeoutMs);
+  response.data = wanted ? Readable.fromWeb(held.response.body! as never) : asData(Buffer.from(held.bytes), config);
+  // Handed over as text or bytes, an error body is what was read: the rest is dropped, never buffered.
+  if (!wanted) held.discard();
+  return { bytes: held.bytes, whole: held.whole, discard: held.discard };
+}
+
 /** What axios's own settle does with an answer: resolve it, or reject it as an AxiosError when validateStatus refuses it. */
 function settled(response: AxiosResponse, config: InternalAxiosRequestConfig): AxiosResponse {
   const valid = config.validateStatus;
@@ -44,12 +86,13 @@ function settled(response: AxiosResponse, config: InternalAxiosRequestConfig): A
  * each error response is read through fromResponse (headers and data, parsed or not) and waited
  * out once when told, or retried once when the catalog says so for an idempotent request, all
  * within `budget` calls; everything else reaches the caller as axios's own answer or AxiosError.
- * axios reads a whole body before any hook sees it: bound it with axios's maxContentLength and
- * timeout (docs/agent.md).
+ * Through axios's Node adapter an error body is read at most MAX_BODY_BYTES, for at most
+ * bodyTimeoutSeconds (the rest dropped, or handed on with responseType 'stream'); a success is read
+ * as axios reads it.
  * @example const client = agentAxios(axios.create(), { maxWaitSeconds: 30 });
  */
 export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions = {}): AxiosInstance {
-  const { sleep, now, store, scopeOf } = resolveOptions('agentAxios', options);
+  const { sleep, now, store, scopeOf, bodyTimeoutMs } = resolveOptions('agentAxios', options);
   if (typeof instance?.interceptors?.request?.use !== 'function') throw new TypeError(`agentAxios: instance must be an axios instance, such as axios.create() (got ${typeof instance})`);
 
   /** One request under the rules: the adapter it would have used, called as often as they allow. */
@@ -71,8 +114,10 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
       attempts.calls += 1;
       let response: AxiosResponse;
       let refused: AxiosError | undefined;
+      // The body is read here, bounded, when the adapter can stream it: asked for as a stream.
+      const streamed = READ_HERE.has(config.responseType);
       try {
-        response = await inner(config);
+        response = await inner(streamed ? { ...config, responseType: 'stream' } : config);
       } catch (error) {
         if (!axios.isAxiosError(error) || !error.response) {
           await settle(store, key, pass, undefined, undefined, now());
@@ -80,21 +125,25 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
         }
         refused = error;
         response = error.response;
+        refused.config = config;
       }
+      response.config = config;
+      const read = streamed && isNodeStream(response.data) ? await readStreamed(response, config, bodyTimeoutMs) : null;
       const headers = response.headers as HeadersInput;
       if (response.status < 400) {
         await settle(store, key, pass, { headers }, undefined, now());
         if (refused) throw refused;
         return response;
       }
-      const { error } = fromResponse(response.status, headers, response.data, { now: now() });
-      const bytes = bytesOf(response.data);
-      await settle(store, key, pass, { headers }, error, now(), keptAnswer(response.status, headers, bytes, bytes !== null));
+      const bytes = read ? read.bytes : bytesOf(response.data);
+      const { error } = fromResponse(response.status, headers, read ? bytes : response.data, { now: now() });
+      await settle(store, key, pass, { headers }, error, now(), keptAnswer(response.status, headers, bytes, read ? read.whole : bytes !== null));
       const seconds = once(config.data) ? null : nextWait(error, attempts, allowed);
       if (seconds === null) {
         if (refused) throw refused;
         return response;
       }
+      read?.discard();
       await sleep(seconds * 1000, signal);
     }
   };

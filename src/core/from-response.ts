@@ -302,7 +302,7 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   }
   // RFC 9110 section 10.2.3: Retry-After is an HTTP-date or a whole number of seconds; anything else is said so, not passed over in silence.
   const told = h.get('retry-after');
-  if (told !== null && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a whole number of seconds nor an HTTP date), so it was ignored`);
+  if (typeof told === 'string' && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a whole number of seconds nor an HTTP date), so it was ignored`);
   const message =
     // The first violation's own sentence says more than a framework's "Bad Request" or "The given data was invalid.".
     (primary && !reading.keepsMessage ? violationMessage(primary) : null) ??

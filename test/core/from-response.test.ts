@@ -203,6 +203,9 @@ describe('explainResponse', () => {
     expect(because('soon')).toContain('Retry-After "soon" is malformed (neither a whole number of seconds nor an HTTP date), so it was ignored');
     expect(because('1.5').some((line) => line.includes('malformed'))).toBe(true);
     for (const fine of ['30', 'Wed, 21 Oct 2015 07:28:00 GMT']) expect(because(fine).some((line) => line.includes('malformed'))).toBe(false);
+    // No Retry-After at all, in each shape headers come in: a Headers-like whose absent name reads undefined (axios's AxiosHeaders), not null, included.
+    const axiosLike = { get: (_name: string) => undefined, has: () => false, forEach() {}, [Symbol.iterator]: function* () {} };
+    for (const headers of [{}, { 'x-other': '1' }, new Headers(), [] as [string, string][], axiosLike as never]) expect(explainResponse(503, headers, '').because.some((line) => line.includes('malformed'))).toBe(false);
   });
 
   it('says so for every value retryAfterSeconds refuses, and only those', () => {
