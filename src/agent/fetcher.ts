@@ -150,7 +150,7 @@ export async function agentFetch(url: string | URL, options: AgentFetchOptions =
     }
   }
 
-  const { error, advice, remembered } = result;
+  const { error, advice, remembered, cause } = result;
   const status = result.response?.status ?? null;
   const word: RetryWordEntry = RETRY_WORDS[error.retry];
   // The site failed, rather than answered: a 5xx, no response, or a wait longer than the client takes.
@@ -172,5 +172,5 @@ export async function agentFetch(url: string | URL, options: AgentFetchOptions =
       };
     }
   }
-  return { ok: false, error, advice, status, ...(remembered ? { remembered } : {}) };
+  return { ok: false, error, advice, status, ...(remembered ? { remembered } : {}), ...(cause === undefined ? {} : { cause }) };
 }

@@ -1,15 +1,29 @@
-// The client's rules as a got plug-in, for agents that call sites through got (which takes no
-// fetch): got.extend(agentGot()) waits a delay the error response gives, in a header or the body,
-// once; retries a `once` error one time for idempotent requests; sleeps out a wait the origin asked
-// for earlier; remembers what each origin asked for; and hands everything else back as got's error.
-import type { ExtendOptions, Options, Response, RetryObject } from 'got';
+// The client's rules bound to got (which takes no fetch), through its own hooks: got.extend(agentGot())
+// asks the store before each call (beforeRequest: a running wait slept out, or answered from memory
+// in the site's own words without a call; another caller's probe followed; a spent quota kept to),
+// reads each error response through fromResponse and lets got wait it out or send it again as the
+// rules say (retry.calculateDelay), and bounds what got reads of an error body (a handler that
+// watches each call's response: at most MAX_BODY_BYTES, for at most bodyTimeoutSeconds).
+import { Readable } from 'node:stream';
+import { STATUS_CODES, type IncomingMessage, type ClientRequest } from 'node:http';
+import { HTTPError, type ExtendOptions, type Options, type Response, type RetryObject } from 'got';
 import type { EnvelopeError } from '../../generated/types.js';
-import { fromResponse } from '../core/from-response.js';
-import { abortableSleep, admit, allowance, freshAttempts, isIdempotent, nextWait, remember, scoper, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass } from './policy.js';
-import { defaultStore } from './store.js';
+import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
+import { decodedLimit, readable } from './inflate.js';
+import { admit, allowance, freshAttempts, isIdempotent, keptAnswer, memoryAnswer, nextWait, remember, resolveOptions, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass } from './policy.js';
 
 /** Options of agentGot: the client's, but for the fetch and Accept, which got's own options set; got sleeps a told wait itself, `sleep` a remembered one. */
-export type AgentGotOptions = Pick<AgentClientOptions, 'maxWaitSeconds' | 'budget' | 'sleep' | 'now' | 'store' | 'unknownDelay' | 'scope'>;
+export type AgentGotOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
+
+/** An error body cut at MAX_BODY_BYTES or bodyTimeoutSeconds: what arrived, decoded, and the error it was read as. */
+interface Cut {
+  readonly status: number;
+  readonly headers: IncomingMessage['headers'];
+  readonly bytes: Buffer;
+  /** The Content-Encoding the bytes came in, which got was kept from decoding. */
+  readonly encoding: string | undefined;
+  found?: EnvelopeError;
+}
 
 /** One request's allowance and progress, kept in its got context: got copies the context into the options of each retry. */
 interface Progress {
@@ -21,8 +35,20 @@ interface Progress {
   pass?: Pass | undefined;
   /** The error the current call's response was read as, by afterResponse for calculateDelay. */
   found?: EnvelopeError | undefined;
+  /** The current call's error body, when it was cut short. */
+  cut?: Cut | undefined;
+  /** The Content-Encoding of the current call's error body, which this binding decodes instead of got (bounded). */
+  encoding?: string | undefined;
 }
 const PROGRESS = Symbol('agent-errors');
+
+/** An answer from memory as got takes a response a beforeRequest hook returns: a readable with status and headers. */
+function remembered(error: EnvelopeError, answer: Parameters<typeof memoryAnswer>[1], url: URL): Readable {
+  const { status, headers, body } = memoryAnswer(error, answer);
+  const fields: Record<string, string> = {};
+  for (const [name, value] of headers) fields[name] = name in fields ? `${fields[name]}, ${value}` : value;
+  return Object.assign(Readable.from([Buffer.from(body)]), { statusCode: status, statusMessage: STATUS_CODES[status] ?? '', headers: fields, url: url.href, fromCache: false, complete: true });
+}
 
 /**
  * Options for got.extend that put the client's rules behind got's retry: `retry.calculateDelay`
@@ -31,15 +57,15 @@ const PROGRESS = Symbol('agent-errors');
  * delay (unless `unknownDelay: 'backoff'`), a second wait, or sleeping past `maxWaitSeconds` in
  * all. got's own Retry-After handling only computes the value this ignores, so nothing is waited
  * twice. A request that gets no response is handed back, as the client does. A `beforeRequest`
- * hook sleeps out a wait the origin asked for earlier when it fits, counting against the same
- * allowance.
+ * hook asks the store before each call: a wait the site asked for earlier is slept out when it
+ * fits, against the same allowance, and otherwise answered from memory without a call, in the
+ * site's own words (got's HTTPError, or the response with throwHttpErrors: false). An error body
+ * longer than MAX_BODY_BYTES, or slower than bodyTimeoutSeconds, is cut there and read as what
+ * arrived: the caller gets an HTTPError (or the response) with that much of the body.
  * @example const client = got.extend(agentGot({ maxWaitSeconds: 30 }));
  */
 export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
-  const sleep = options.sleep ?? abortableSleep;
-  const now = options.now ?? Date.now;
-  const store = options.store ?? defaultStore();
-  const scopeOf = scoper(options.scope);
+  const { sleep, now, store, scopeOf, bodyTimeoutMs } = resolveOptions('agentGot', options);
 
   /** The progress of the request `got` is running with these options, begun on its first call. */
   const progressOf = (got: Pick<Options, 'context' | 'method' | 'headers'>): Progress => {
@@ -50,6 +76,57 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
     });
   };
 
+  /** Holds at most MAX_BODY_BYTES of an error response's body, for at most bodyTimeoutMs; then cuts it, keeping what arrived. */
+  const guard = (res: IncomingMessage, progress: Progress): void => {
+    if ((res.statusCode ?? 0) < 400) return;
+    // got would inflate a compressed error body whole, a bomb included: it gets the bytes as sent
+    // instead, and this binding decodes them, at most MAX_BODY_BYTES (afterResponse, judgeCut).
+    const encoding = res.headers['content-encoding'];
+    const decoded = decodedLimit(encoding, () => cut());
+    if (decoded) {
+      progress.encoding = encoding;
+      delete res.headers['content-encoding'];
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const stop = (): void => {
+      done = true;
+      clearTimeout(timer);
+      res.off('data', onData);
+      decoded?.end();
+    };
+    const cut = (): void => {
+      if (done) return;
+      stop();
+      progress.cut = { status: res.statusCode!, headers: res.headers, bytes: Buffer.concat(chunks), encoding: progress.encoding };
+      res.destroy();
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      size += chunk.length;
+      decoded?.write(chunk);
+      if (size >= MAX_BODY_BYTES) cut();
+    };
+    const timer = setTimeout(cut, bodyTimeoutMs);
+    res.on('data', onData);
+    res.once('end', stop);
+    res.once('close', () => clearTimeout(timer));
+  };
+
+  /** The error a cut body is read as, once, and told to the store. */
+  const judgeCut = async (progress: Progress): Promise<EnvelopeError> => {
+    const cut = progress.cut!;
+    if (cut.found) return cut.found;
+    const decoded = (await readable(cut.bytes, cut.encoding)) ?? cut.bytes;
+    cut.found = fromResponse(cut.status, cut.headers, decoded, { now: now() }).error;
+    (cut as { bytes: Buffer }).bytes = decoded;
+    const { key, pass } = progress;
+    progress.pass = undefined;
+    if (key !== undefined && pass) await settle(store, key, pass, { headers: cut.headers }, cut.found, now());
+    return cut.found;
+  };
+
   return {
     retry: {
       // The rules decide alone: got's limit, methods and status codes only compute the value ignored here.
@@ -58,8 +135,16 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
       async calculateDelay({ attemptCount, error, computedValue }: RetryObject): Promise<number> {
         // A retry the caller's own afterResponse hook asked for is got's to make.
         if (error.name === 'RetryError') return computedValue;
-        const { response } = error;
         const progress = progressOf(error.options);
+        const { allowed, attempts } = progress;
+        if (progress.cut) {
+          attempts.calls = attemptCount;
+          const seconds = nextWait(await judgeCut(progress), attempts, allowed);
+          if (seconds === null) return 0;
+          progress.cut = undefined;
+          return Math.max(1, seconds * 1000);
+        }
+        const { response } = error;
         if (!response) {
           // No answer came: a probe this call held is free for another caller.
           const { key, pass } = progress;
@@ -68,7 +153,6 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
           return 0;
         }
         if (response.statusCode < 400) return 0;
-        const { allowed, attempts } = progress;
         attempts.calls = attemptCount;
         const found = progress.found ?? fromResponse(response.statusCode, response.headers, response.rawBody ?? response.body, { now: now() }).error;
         const seconds = nextWait(found, attempts, allowed);
@@ -76,29 +160,68 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
         return seconds === null ? 0 : Math.max(1, seconds * 1000);
       },
     },
+    handlers: [
+      (gotOptions, next) => {
+        const running = next(gotOptions) as unknown as { on?: (event: 'request', listener: (request: ClientRequest) => void) => void };
+        // Each call's native response, before got reads its body.
+        // Before got's own listener: guard may keep got from decoding a compressed error body.
+        running.on?.('request', (request) => request.prependOnceListener('response', (res) => guard(res, progressOf(gotOptions))));
+        return running as never;
+      },
+    ],
     hooks: {
       beforeRequest: [
         async (got) => {
           if (!(got.url instanceof URL)) return;
           const progress = progressOf(got);
           progress.key = scopeOf(got.url);
+          progress.cut = undefined;
+          progress.encoding = undefined;
           const answer = await admit({ store, key: progress.key, url: got.url, attempts: progress.attempts, allowed: progress.allowed, now, sleep, signal: got.signal });
-          // A wait too long to take cannot be answered from memory here: got has no answer without
-          // a call, so the call goes ahead, and the site says so again.
           progress.pass = 'pass' in answer ? answer.pass : undefined;
+          // A wait too long to take: answered without a call, as a response got reads as the site's own.
+          if ('error' in answer) return remembered(answer.error, answer.answer, got.url) as never;
         },
       ],
       afterResponse: [
         async (response: Response) => {
           const progress = progressOf(response.request.options);
-          const { key, pass } = progress;
+          const { key, pass, encoding } = progress;
           progress.pass = undefined;
+          progress.encoding = undefined;
+          if (encoding !== undefined && response.statusCode >= 400) {
+            // The error body as got would have decoded it, at most MAX_BODY_BYTES of it.
+            const bytes = (await readable(response.rawBody, encoding)) ?? response.rawBody;
+            const text = bytes.toString();
+            let body: unknown = text;
+            if (response.request.options.responseType === 'json') {
+              try {
+                body = JSON.parse(text);
+              } catch {}
+            }
+            Object.assign(response, { rawBody: bytes, body });
+          }
           const found = response.statusCode >= 400 ? fromResponse(response.statusCode, response.headers, response.rawBody ?? response.body, { now: now() }).error : undefined;
           progress.found = found;
           if (key === undefined) return response;
-          if (pass) await settle(store, key, pass, { headers: response.headers }, found, now());
+          const body = response.rawBody ?? null;
+          if (pass) await settle(store, key, pass, { headers: response.headers }, found, now(), found && keptAnswer(response.statusCode, response.headers, body, body !== null));
           else if (found) await remember(store, key, found, now());
           return response;
+        },
+      ],
+      beforeError: [
+        async (error) => {
+          // A body cut short: an HTTPError with what arrived (got then resolves it with throwHttpErrors: false).
+          const response = error.response as Response | undefined;
+          if (error instanceof HTTPError || !response || !error.options) return error;
+          const progress = progressOf(error.options);
+          if (!progress.cut) return error;
+          await judgeCut(progress);
+          const bytes = progress.cut.bytes;
+          progress.cut = undefined;
+          Object.assign(response, { rawBody: bytes, body: bytes.toString() });
+          return new HTTPError(response);
         },
       ],
     },

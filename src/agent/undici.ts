@@ -9,11 +9,10 @@
 // (the held response dropped), or handed to the caller whole: the bytes held, then the rest as it
 // arrives. Only undici's types are imported: the module loads without undici installed.
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
-import type { Transform } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate, constants } from 'node:zlib';
 import type { Dispatcher } from 'undici';
 import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
+import { readable } from './inflate.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { admit, allowance, freshAttempts, isIdempotent, keptAnswer, memoryAnswer, nextWait, resolveOptions, settle, type AgentClientOptions, type Allowance, type Pass, type Resolved } from './policy.js';
 import type { KeptAnswer } from './store.js';
@@ -65,51 +64,6 @@ function replayable(body: Options['body']): { first: Options['body']; again: () 
     complete = true;
   }
   return { first: recorded() as unknown as Options['body'], again: () => (complete && size <= MAX_REPLAY_BYTES ? Buffer.concat(chunks) : undefined) };
-}
-
-const DECODERS: Readonly<Record<string, () => Transform>> = {
-  gzip: () => createGunzip({ finishFlush: constants.Z_SYNC_FLUSH }),
-  'x-gzip': () => createGunzip({ finishFlush: constants.Z_SYNC_FLUSH }),
-  deflate: () => createInflate({ finishFlush: constants.Z_SYNC_FLUSH }),
-  br: () => createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH }),
-};
-
-/** At most MAX_BODY_BYTES of `bytes` decoded by one decoder, as far as a truncated input goes. */
-function inflated(bytes: Buffer, decoder: Transform): Promise<Buffer> {
-  return new Promise((resolve) => {
-    const out: Buffer[] = [];
-    let size = 0;
-    const done = (): void => resolve(Buffer.concat(out, Math.min(size, MAX_BODY_BYTES)));
-    decoder.on('data', (chunk: Buffer) => {
-      out.push(chunk);
-      size += chunk.length;
-      if (size >= MAX_BODY_BYTES) decoder.destroy();
-    });
-    decoder.on('close', done);
-    decoder.on('error', done);
-    decoder.end(bytes);
-  });
-}
-
-/**
- * The held bytes as fromResponse should read them. fetch asks for gzip and deflate, and decodes
- * above the dispatcher: the interceptor sees the encoded bytes, so it decodes its own copy.
- * Null for a coding it does not know.
- */
-async function readable(bytes: Buffer, encoding: string | string[] | undefined): Promise<Buffer | null> {
-  const codings = String(encoding ?? '')
-    .toLowerCase()
-    .split(',')
-    .map((coding) => coding.trim())
-    .filter((coding) => coding !== '' && coding !== 'identity')
-    .reverse();
-  let decoded = bytes;
-  for (const coding of codings) {
-    const decoder = Object.hasOwn(DECODERS, coding) ? DECODERS[coding]! : null;
-    if (decoder === null) return null;
-    decoded = await inflated(decoded, decoder());
-  }
-  return decoded;
 }
 
 /** The URL a dispatch goes to, or null when it names no origin (a Client's, composed directly). */

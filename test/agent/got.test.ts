@@ -3,6 +3,7 @@
 // slept, so a retry that comes too early meets another error, as it would at a real site. got
 // sleeps what calculateDelay returns; the recorder notes that delay and sleeps 1 ms instead, so the
 // cases take no real time, and one case sleeps for real to show got waits what the body said.
+import { gzipSync } from 'node:zlib';
 import got, { type ExtendOptions, type Got, type RetryFunction } from 'got';
 import { describe, expect, it } from 'vitest';
 import { agentGot } from '../../src/agent/got.js';
@@ -28,11 +29,22 @@ interface Run {
   readonly delays: readonly number[];
 }
 
-/** `calculate` recording each delay and, unless `real`, having got sleep 1 ms for it. */
-function recorder(calculate: RetryFunction, delays: number[], real = false): RetryFunction {
+/** The virtual clock a plug-in's store and now run on, moved by each delay got sleeps (the store remembers every wait it is told). */
+const CLOCKS = new WeakMap<ExtendOptions, ReturnType<typeof virtualClock>>();
+/** agentGot with `options`, on a fresh store and clock of its own. */
+function plugin(options: Parameters<typeof agentGot>[0] = {}): ExtendOptions {
+  const clock = virtualClock();
+  const extension = agentGot({ store: createMemoryStore({ now: clock.now }), now: clock.now, ...options });
+  CLOCKS.set(extension, clock);
+  return extension;
+}
+
+/** `calculate` recording each delay and, unless `real`, having got sleep 1 ms for it (moving `clock` the whole delay). */
+function recorder(calculate: RetryFunction, delays: number[], real = false, clock?: ReturnType<typeof virtualClock>): RetryFunction {
   return async (retry) => {
     const ms = await calculate(retry);
     delays.push(ms);
+    clock?.advance(ms);
     return real ? ms : Math.min(ms, 1);
   };
 }
@@ -41,7 +53,7 @@ function recorder(calculate: RetryFunction, delays: number[], real = false): Ret
 async function run(extension: ExtendOptions, answer: (slept: number) => Answer, request: { method?: 'GET' | 'POST'; headers?: Record<string, string> } = {}, real = false): Promise<Run> {
   const delays: number[] = [];
   const calculate = extension.retry?.calculateDelay ?? got.defaults.options.retry.calculateDelay!;
-  const client: Got = got.extend(extension, { retry: { calculateDelay: recorder(calculate, delays, real) } });
+  const client: Got = got.extend(extension, { retry: { calculateDelay: recorder(calculate, delays, real, CLOCKS.get(extension)) } });
   const start = performance.now();
   const server = await serve((_req, res) => {
     const slept = real ? performance.now() - start : delays.reduce((a, b) => a + b, 0);
@@ -58,39 +70,39 @@ const ALONE: ExtendOptions = {};
 describe('agentGot: got alone, then with the plug-in', () => {
   it('a 429 with Retry-After 2: both wait 2 s once and get the 200 (2 calls)', async () => {
     expect(await run(ALONE, told(2, 'header'))).toEqual({ calls: 2, status: 200, delays: [2000] });
-    expect(await run(agentGot({ store: createMemoryStore() }), told(2, 'header'))).toEqual({ calls: 2, status: 200, delays: [2000] });
+    expect(await run(plugin(), told(2, 'header'))).toEqual({ calls: 2, status: 200, delays: [2000] });
   });
 
   it('a 429 whose delay is only in the body: alone comes back too early (3 calls), the plug-in waits what the body says (2 calls)', async () => {
     const alone = await run(ALONE, told(2, 'body'));
     expect(alone).toMatchObject({ calls: 3, status: 200 });
     expect(alone.delays[0]).toBeLessThan(2000);
-    expect(await run(agentGot({ store: createMemoryStore() }), told(2, 'body'))).toEqual({ calls: 2, status: 200, delays: [2000] });
+    expect(await run(plugin(), told(2, 'body'))).toEqual({ calls: 2, status: 200, delays: [2000] });
   });
 
   it('really sleeps the 1 s a body asks for, once, and nothing more', async () => {
     const started = performance.now();
-    expect(await run(agentGot({ store: createMemoryStore() }), told(1, 'body'), {}, true)).toEqual({ calls: 2, status: 200, delays: [1000] });
+    expect(await run(plugin(), told(1, 'body'), {}, true)).toEqual({ calls: 2, status: 200, delays: [1000] });
     expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
     expect(performance.now() - started).toBeLessThan(1900);
   });
 
   it('a 400 envelope that says fix_input: 1 call, alone and with the plug-in', async () => {
     expect(await run(ALONE, always(FIX_INPUT))).toEqual({ calls: 1, status: 400, delays: [] });
-    expect(await run(agentGot({ store: createMemoryStore() }), always(FIX_INPUT))).toEqual({ calls: 1, status: 400, delays: [] });
+    expect(await run(plugin(), always(FIX_INPUT))).toEqual({ calls: 1, status: 400, delays: [] });
   });
 
   it('a 500 on GET: alone calls 3 times, the plug-in retries once (2 calls)', async () => {
     expect(await run(ALONE, always(SERVER_ERROR))).toMatchObject({ calls: 3, status: 500 });
-    expect(await run(agentGot({ store: createMemoryStore() }), always(SERVER_ERROR))).toEqual({ calls: 2, status: 500, delays: [1000] });
+    expect(await run(plugin(), always(SERVER_ERROR))).toEqual({ calls: 2, status: 500, delays: [1000] });
   });
 
   it('a 500 on POST: 1 call without an Idempotency-Key; with one, the plug-in retries once where got alone does not', async () => {
     expect(await run(ALONE, always(SERVER_ERROR), { method: 'POST' })).toEqual({ calls: 1, status: 500, delays: [] });
-    expect(await run(agentGot({ store: createMemoryStore() }), always(SERVER_ERROR), { method: 'POST' })).toEqual({ calls: 1, status: 500, delays: [] });
+    expect(await run(plugin(), always(SERVER_ERROR), { method: 'POST' })).toEqual({ calls: 1, status: 500, delays: [] });
     const keyed = { method: 'POST', headers: { 'idempotency-key': 'k1' } } as const;
     expect(await run(ALONE, always(SERVER_ERROR), keyed)).toMatchObject({ calls: 1 });
-    expect(await run(agentGot({ store: createMemoryStore() }), always(SERVER_ERROR), keyed)).toMatchObject({ calls: 2 });
+    expect(await run(plugin(), always(SERVER_ERROR), keyed)).toMatchObject({ calls: 2 });
   });
 
   it('a 429 with Retry-After 120: alone sleeps 120 s (2 calls); the plug-in hands it back at once (1 call) and remembers it', async () => {
@@ -106,7 +118,7 @@ describe('agentGot: got alone, then with the plug-in', () => {
   });
 
   it("keeps one request's progress across got's retries: with a budget of 3, still one retry of a 500 and one told wait", async () => {
-    const agent = agentGot({ store: createMemoryStore(), budget: 3 });
+    const agent = plugin({ budget: 3 });
     expect(await run(agent, always(SERVER_ERROR))).toEqual({ calls: 2, status: 500, delays: [1000] });
     expect(await run(agent, always({ status: 429, headers: { 'retry-after': '1' } }))).toEqual({ calls: 2, status: 429, delays: [1000] });
   });
@@ -114,12 +126,12 @@ describe('agentGot: got alone, then with the plug-in', () => {
   it('a 429 that says nothing of how long: got alone backs off twice (3 calls); the plug-in hands it back (1 call), or guesses 1 s with unknownDelay backoff', async () => {
     const vague = always({ status: 429 });
     expect(await run(ALONE, vague)).toMatchObject({ calls: 3, status: 429 });
-    expect(await run(agentGot({ store: createMemoryStore() }), vague)).toEqual({ calls: 1, status: 429, delays: [] });
-    expect(await run(agentGot({ store: createMemoryStore(), unknownDelay: 'backoff' }), vague)).toEqual({ calls: 2, status: 429, delays: [1000] });
+    expect(await run(plugin(), vague)).toEqual({ calls: 1, status: 429, delays: [] });
+    expect(await run(plugin({ unknownDelay: 'backoff' }), vague)).toEqual({ calls: 2, status: 429, delays: [1000] });
   });
 
   it('a 429 on POST with Retry-After is waited once: a told wait needs no idempotency', async () => {
-    expect(await run(agentGot({ store: createMemoryStore() }), told(2, 'header'), { method: 'POST' })).toEqual({ calls: 2, status: 200, delays: [2000] });
+    expect(await run(plugin(), told(2, 'header'), { method: 'POST' })).toEqual({ calls: 2, status: 200, delays: [2000] });
   });
 });
 
@@ -148,5 +160,16 @@ describe('agentGot and the store', () => {
     const extension = agentGot({ store: createMemoryStore(), sleep: async (ms) => void sleeps.push(ms) });
     expect(await run(extension, told(1, 'header'), {}, true)).toEqual({ calls: 2, status: 200, delays: [1000] });
     expect(sleeps).toEqual([]);
+  });
+
+  it('decodes a compressed error body itself, bounded: a gzip envelope is waited out, and one handed back reaches the caller decoded', async () => {
+    const envelope = (seconds: number) => JSON.stringify({ error: { code: 'temporarily_unavailable', message: 'Down for a moment', field: null, retry: 'after_delay', retry_after: seconds } });
+    const gzipped = (seconds: number): Answer => ({ status: 503, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(envelope(seconds)) });
+    expect(await run(plugin(), (slept) => (slept >= 2000 ? OK : gzipped(2)))).toEqual({ calls: 2, status: 200, delays: [2000] });
+    const server = await serve((_req, res) => void res.writeHead(503, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(envelope(120))));
+    servers.push(server);
+    const response = await got.extend(plugin())(server.url, { throwHttpErrors: false, responseType: 'json' });
+    expect([response.statusCode, response.body]).toEqual([503, JSON.parse(envelope(120))]);
+    expect(server.calls()).toBe(1);
   });
 });
