@@ -19,7 +19,5 @@ export { codeForStatus, isKnownCode, lookup } from './core/catalog.js';
 export type { CodeInfo } from './core/catalog.js';
 export { validateEnvelope, validateProblem } from './core/validate.js';
 export type { ValidateEnvelopeOptions, ValidationIssue, ValidationResult } from './core/validate.js';
-export { DIALECTS, renderDialect } from './core/dialects.js';
-export type { Dialect, DialectError, DialectOptions, WireResponse } from './core/dialects.js';
 export { errorHeaders, problemFrom } from './core/render.js';
 export type { ProblemOptions } from './core/render.js';

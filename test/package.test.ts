@@ -36,6 +36,9 @@ describe('the exports map', () => {
   it('serves the root API from the built package', () => {
     expect(resolved['.']).toEqual(expect.arrayContaining(['CODES', 'RETRY_WORDS', 'lookup', 'isKnownCode', 'validateEnvelope', 'validateProblem']));
     expect(resolved['./lint']).toContain('validateProblem');
+    // The experiment's dialects are npm start's, on its own subpath, not the contract's.
+    for (const demo of ['DIALECTS', 'renderDialect', 'formatCell']) expect(resolved['.'], demo).not.toContain(demo);
+    expect(resolved['./agent/loop']).toEqual(expect.arrayContaining(['DIALECTS', 'renderDialect']));
   });
 
   it('serves what a site shares from /site, and each adapter from its own subpath only', () => {

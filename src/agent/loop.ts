@@ -9,6 +9,9 @@ import { decode, type Decoded } from './decode.js';
 
 export { decode, DEFAULT_BACKOFF, type Decoded };
 export type { WireResponse };
+// The dialects the experiment sends each failure in: the demo's, not a site's (a site sends the contract).
+export { DIALECTS, renderDialect } from '../core/dialects.js';
+export type { Dialect, DialectError, DialectOptions } from '../core/dialects.js';
 
 /** A policy's decision after a failed call. */
 export interface Decision {
