@@ -102,7 +102,7 @@ function checkBuilt(error: AgentError, input: BuilderInput): void {
 /** What a refusal must be: a TypeError naming the builder, the code and the rule. */
 function checkRefusal(thrown: unknown, code: string): void {
   assert.ok(thrown instanceof TypeError, `threw ${String(thrown)}, not a TypeError`);
-  const prefix = [`agentError("${code}"): `, `siteError("${code}"): `].find((p) => thrown.message.startsWith(p));
+  const prefix = [`agentError(${JSON.stringify(code)}): `, `siteError(${JSON.stringify(code)}): `].find((p) => thrown.message.startsWith(p));
   assert.ok(prefix !== undefined && thrown.message.length > prefix.length + 8, `the TypeError does not name the code and the rule: ${thrown.message}`);
 }
 

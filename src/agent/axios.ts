@@ -8,7 +8,8 @@ import axios, { AxiosError, AxiosHeaders, type AxiosAdapter, type AxiosInstance,
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
 import { hold } from './body.js';
-import { admit, allowance, freshAttempts, isIdempotent, keptAnswer, memoryAnswer, nextWait, resolveOptions, settle, type AgentClientOptions, type Pass } from './policy.js';
+import { keptAnswer, memoryAnswer } from './answers.js';
+import { admit, allowance, freshAttempts, isIdempotent, nextWait, resolveOptions, settle, type AgentClientOptions, type Pass } from './policy.js';
 
 /** Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config sets. */
 export type AgentAxiosOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;

@@ -4,10 +4,9 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { lookup } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
-import { hold } from './body.js';
-import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, keptAnswer, networkError, nextWait, resolveOptions, settle, type AgentClientOptions, type Outcome } from './policy.js';
+import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, loadErrorPath, nextWait, resolveOptions, settle, type AgentClientOptions, type Outcome } from './policy.js';
 
-export { AGENT_ACCEPT, type AgentClientOptions } from './policy.js';
+export { AGENT_ACCEPT, loadErrorPath, type AgentClientOptions } from './policy.js';
 
 /**
  * Every failure the agent side hands back, from createAgentClient and agentFetch alike (and, as
@@ -103,7 +102,7 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       } catch (error) {
         await settle(store, key, admitted.pass, undefined, undefined, now());
         if (signal?.aborted) throw signal.reason;
-        return { url, thrown: error, error: networkError(url, error) };
+        return { url, thrown: error, error: (await loadErrorPath())[1].networkError(url, error) };
       }
       if (response.status < 400) {
         const settled = settle(store, key, admitted.pass, response, undefined, now());
@@ -112,6 +111,7 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       }
 
       // The error body, read once: at most MAX_BODY_BYTES, for at most bodyTimeoutSeconds.
+      const [{ hold }, { keptAnswer }] = await loadErrorPath();
       const held = await hold(response, MAX_BODY_BYTES, bodyTimeoutMs);
       const { error } = fromResponse(response.status, response.headers, held.bytes, { now: now() });
       await settle(store, key, admitted.pass, response, error, now(), keptAnswer(response.status, response.headers, held.bytes, held.whole));

@@ -3,8 +3,8 @@
 // says what an error response means without reading the body again.
 import type { EnvelopeError } from '../../generated/types.js';
 import { lookup } from '../core/catalog.js';
-import { createRunner } from './client.js';
-import { memoryAnswer, type AgentClientOptions } from './policy.js';
+import { createRunner, loadErrorPath } from './client.js';
+import type { AgentClientOptions } from './policy.js';
 import type { KeptAnswer } from './store.js';
 
 /** What an error response returned by createAgentFetch means. */
@@ -29,7 +29,8 @@ export function agentErrorOf(response: Response): AgentErrorInfo | undefined {
 }
 
 /** The Response of a wait remembered for the site (memoryAnswer): what the site said, or the envelope. */
-function fromMemory(error: EnvelopeError, answer: KeptAnswer | undefined): Response {
+async function fromMemory(error: EnvelopeError, answer: KeptAnswer | undefined): Promise<Response> {
+  const { memoryAnswer } = (await loadErrorPath())[1];
   const { status, headers, body } = memoryAnswer(error, answer);
   return new Response(body, { status, headers });
 }
@@ -50,7 +51,7 @@ export function createAgentFetch(options: AgentClientOptions = {}): typeof fetch
     const outcome = await run(input, init);
     if ('thrown' in outcome) throw outcome.thrown;
     const { response, error, remembered } = outcome;
-    const answer = response ?? fromMemory(error!, outcome.answer);
+    const answer = response ?? (await fromMemory(error!, outcome.answer));
     if (error) read.set(answer, { error, advice: lookup(error.code).advice, remembered: remembered === true });
     return answer;
   };

@@ -4,7 +4,9 @@ import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError, RetryWord } from '../../generated/types.js';
 import { hold } from './body.js';
 import { createRunner, failure, type AgentFailure } from './client.js';
-import { checkOptions, fromStore, networkError, type AgentClientOptions } from './policy.js';
+import type { Rule } from '../core/refuse.js';
+import { networkError } from './answers.js';
+import { checkOptions, fromStore, type AgentClientOptions } from './policy.js';
 import { defaultStore, type CachedCopy } from './store.js';
 
 /** The Accept agentFetch sends when a request has none: Markdown and HTML before anything else, as agents that read pages send it. */
@@ -67,12 +69,12 @@ export interface AgentFetchOptions extends AgentClientOptions {
 }
 
 /** The options only agentFetch takes, checked as the client's are. */
-const FETCHER_CHECKS = {
-  init: ['a RequestInit object', (v: unknown) => typeof v === 'object' && v !== null],
-  maxStaleSeconds: ['a number of seconds, 0 or more', (v: unknown) => typeof v === 'number' && v >= 0],
-  timeoutSeconds: ['a number of seconds above 0', (v: unknown) => typeof v === 'number' && v > 0 && v <= Number.MAX_SAFE_INTEGER],
-  maxCopyBytes: ['a whole number of bytes, 0 or more', (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0],
-} as const;
+const FETCHER_RULES: readonly Rule[] = [
+  ['init', (v) => typeof v === 'object' && v !== null, 'a RequestInit object'],
+  ['maxStaleSeconds', (v) => typeof v === 'number' && v >= 0, 'a number of seconds, 0 or more'],
+  ['timeoutSeconds', (v) => typeof v === 'number' && v > 0 && v <= Number.MAX_SAFE_INTEGER, 'a number of seconds above 0'],
+  ['maxCopyBytes', (v) => Number.isSafeInteger(v) && (v as number) >= 0, 'a whole number of bytes, 0 or more'],
+];
 
 /** The most bytes of a page agentFetch reads as text and keeps, by default: 4 MiB. */
 export const MAX_COPY_BYTES = 4 * 1024 * 1024;
@@ -109,7 +111,7 @@ const storable = (headers: Headers): boolean => !/(^|,)\s*no-store\s*(,|$)/i.tes
  * if (page.ok && page.stale) console.log('served from', page.age_seconds, 's ago because', page.stale_because?.code);
  */
 export async function agentFetch(url: string | URL, options: AgentFetchOptions = {}): Promise<FetchResult> {
-  checkOptions('agentFetch', options, FETCHER_CHECKS);
+  checkOptions('agentFetch', options, FETCHER_RULES);
   const store = options.store ?? defaultStore();
   const now = options.now ?? Date.now;
   const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);

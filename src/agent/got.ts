@@ -10,7 +10,8 @@ import { HTTPError, type ExtendOptions, type Options, type Response, type RetryO
 import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { decodedLimit, readable } from './inflate.js';
-import { admit, allowance, freshAttempts, isIdempotent, keptAnswer, memoryAnswer, nextWait, remember, resolveOptions, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass } from './policy.js';
+import { keptAnswer, memoryAnswer } from './answers.js';
+import { admit, allowance, freshAttempts, isIdempotent, nextWait, remember, resolveOptions, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass } from './policy.js';
 
 /** Options of agentGot: the client's, but for the fetch and Accept, which got's own options set; got sleeps a told wait itself, `sleep` a remembered one. */
 export type AgentGotOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;

@@ -6,7 +6,7 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { isKnownCode, lookup } from '../core/catalog.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
-import { errorHeaders } from '../core/render.js';
+import { checkRules, refuse, type Rule } from '../core/refuse.js';
 import { defaultStore, type Admission, type Backoff, type KeptAnswer, type Store } from './store.js';
 
 /** Options of createAgentClient and createAgentFetch. */
@@ -53,50 +53,34 @@ export interface AgentClientOptions {
 /** The Accept an agent client sends by default: data first, pages after, anything last. */
 export const AGENT_ACCEPT = 'application/json, application/problem+json, text/markdown, text/html;q=0.9, */*;q=0.8';
 
-/** How a value reads in an error message: quoted as JSON, or what it is when JSON has no word for it. */
-export function shown(value: unknown): string {
-  if (typeof value === 'function') return 'a function';
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-/** A TypeError naming the function called, the option, what it takes and the value received. */
-export function badOption(who: string, name: string, takes: string, value: unknown): TypeError {
-  return new TypeError(`${who}: ${name} must be ${takes} (got ${shown(value)})`);
-}
-
 const isFunction = (value: unknown): boolean => typeof value === 'function';
 const STORE_METHODS = ['getBackoff', 'setBackoff', 'getCopy', 'setCopy', 'deleteCopy'] as const;
+/** A number of seconds a timer can take: 0 or more, or (`positive`) above 0. */
+const isSeconds = (positive: boolean) => (v: unknown): boolean => typeof v === 'number' && (positive ? v > 0 : v >= 0) && v <= Number.MAX_SAFE_INTEGER;
 
-/** Each option's check: what it takes, in words, and whether a value is that; undefined always passes. */
-const CHECKS: Readonly<Record<string, readonly [string, (value: unknown) => boolean]>> = {
-  fetch: ['a fetch function', isFunction],
-  maxWaitSeconds: ['a number of seconds, 0 or more', (v) => typeof v === 'number' && v >= 0 && v <= Number.MAX_SAFE_INTEGER],
-  budget: ['a whole number of calls, 1 or more', (v) => Number.isSafeInteger(v) && (v as number) >= 1],
-  sleep: ['a function (ms, signal) => Promise<void>', isFunction],
-  now: ['a function returning ms since the epoch', isFunction],
-  store: [`a store with ${STORE_METHODS.join(', ')}`, (v) => typeof v === 'object' && v !== null && STORE_METHODS.every((m) => isFunction((v as Record<string, unknown>)[m]))],
-  accept: ['an Accept header value or false', (v) => v === false || (typeof v === 'string' && v !== '')],
-  unknownDelay: ["'hand_back' or 'backoff'", (v) => v === 'hand_back' || v === 'backoff'],
-  scope: ['a list of URL prefixes or a function from the URL to a key', (v) => isFunction(v) || (Array.isArray(v) && v.every((e) => typeof e === 'string'))],
-  bodyTimeoutSeconds: ['a number of seconds above 0', (v) => typeof v === 'number' && v > 0 && v <= Number.MAX_SAFE_INTEGER],
-};
+/** The checks of the options every host takes (src/core/refuse.ts: undefined always passes). */
+const OPTION_RULES: readonly Rule[] = [
+  ['fetch', isFunction, 'a fetch function'],
+  ['maxWaitSeconds', isSeconds(false), 'a number of seconds, 0 or more'],
+  ['budget', (v) => Number.isSafeInteger(v) && (v as number) >= 1, 'a whole number of calls, 1 or more'],
+  ['sleep', isFunction, 'a function (ms, signal) => Promise<void>'],
+  ['now', isFunction, 'a function returning ms since the epoch'],
+  ['store', (v) => typeof v === 'object' && v !== null && STORE_METHODS.every((m) => isFunction((v as Record<string, unknown>)[m])), `a store with ${STORE_METHODS.join(', ')}`],
+  ['accept', (v) => v === false || (typeof v === 'string' && v !== ''), 'an Accept header value or false'],
+  ['unknownDelay', (v) => v === 'hand_back' || v === 'backoff', "'hand_back' or 'backoff'"],
+  ['scope', (v) => isFunction(v) || (Array.isArray(v) && v.every((e) => typeof e === 'string')), 'a list of URL prefixes or a function from the URL to a key'],
+  ['bodyTimeoutSeconds', isSeconds(true), 'a number of seconds above 0'],
+];
 
 /**
  * Checks the options a host was made with, as it is made: a TypeError naming `who` (the function
- * the user called), the option, what it takes and the value received. Options it does not know
- * are the host's own to check (`extra`, checked the same way).
+ * the user called), the option, what it takes and the value received, quoted; `extra` are the
+ * host's own options, checked the same way.
  */
-export function checkOptions(who: string, options: object | undefined, extra: typeof CHECKS = {}): void {
+export function checkOptions(who: string, options: object | undefined, extra: readonly Rule[] = []): void {
   if (options === undefined) return;
-  if (typeof options !== 'object' || options === null) throw new TypeError(`${who}: options must be an object (got ${shown(options)})`);
-  for (const [name, value] of Object.entries(options)) {
-    const check = extra[name] ?? CHECKS[name];
-    if (check && value !== undefined && !check[1](value)) throw badOption(who, name, check[0], value);
-  }
+  if (typeof options !== 'object' || options === null) refuse(who, 'options', 'an object', options);
+  checkRules(who, options, [...OPTION_RULES, ...extra]);
 }
 
 /** What a host runs with: its options checked and filled in, once, when it is made. */
@@ -150,36 +134,6 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** What a failed connection was, in words, from undici's error causes. */
-function networkReason(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; name?: string } })?.cause;
-  const code = cause?.code ?? (error as { code?: string })?.code;
-  const name = (error as { name?: string })?.name;
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'the connection was refused';
-    case 'ECONNRESET':
-    case 'UND_ERR_SOCKET':
-      return 'the connection was reset';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'the host name did not resolve';
-    case 'ETIMEDOUT':
-    case 'UND_ERR_CONNECT_TIMEOUT':
-    case 'UND_ERR_HEADERS_TIMEOUT':
-    case 'UND_ERR_BODY_TIMEOUT':
-      return 'the request timed out';
-    default:
-      return name === 'TimeoutError' ? 'the request timed out' : 'the request failed before a response arrived';
-  }
-}
-
-/** The envelope error for a request that got no response. */
-export function networkError(url: URL, error: unknown): EnvelopeError {
-  const code = READERS.signals.network_failure;
-  return { code, message: `${url.host}: ${networkReason(error)}`, field: null, retry: lookup(code).retry, retry_after: null };
 }
 
 /**
@@ -288,42 +242,8 @@ function toldWait(error: EnvelopeError | undefined, now: number, answer?: KeptAn
   return { until: now + error.retry_after * 1000, error, ...(answer ? { answer } : {}) };
 }
 
-/** The most bytes of an error body kept to answer from memory in the site's own words; a longer one is answered with the envelope. */
-export const KEPT_ANSWER_BYTES = 16 * 1024;
-// Headers that describe this connection or the bytes as sent, not the answer: a remembered answer
-// has its body decoded and whole, and sets no cookie a second time.
-const NOT_KEPT = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'content-encoding', 'set-cookie', 'date', 'age', 'retry-after', 'trailer', 'upgrade']);
-
-/**
- * What a site said, kept to answer from memory as it said it: its status, its headers (less those
- * of the connection and the encoding), and its decoded body when it arrived whole and is at most
- * KEPT_ANSWER_BYTES. Undefined otherwise.
- */
-export function keptAnswer(status: number, headers: HeadersInput, body: Uint8Array | null, whole: boolean): KeptAnswer | undefined {
-  if (!whole || (body !== null && body.byteLength > KEPT_ANSWER_BYTES)) return undefined;
-  const kept: [string, string][] = [];
-  for (const [name, value] of toHeaders(headers)) if (!NOT_KEPT.has(name)) kept.push([name, value]);
-  return { status, headers: kept, body: body === null ? '' : new TextDecoder().decode(body) };
-}
-
 /** The header of an answer made from memory, without calling the site: `Agent-Errors-Source: memory`. */
 export const SOURCE_HEADER = 'agent-errors-source';
-
-/**
- * The answer to a wait remembered for the site, without a call: what the site said (its status,
- * headers and body) when it was kept, else the envelope with the status of its code (a site's own
- * code, whose status the store does not keep, gets the catalog's rate-limit code's); either way
- * with Retry-After set to what remains of the wait and SOURCE_HEADER.
- */
-export function memoryAnswer(error: EnvelopeError, answer?: KeptAnswer): { status: number; headers: [string, string][]; body: string } {
-  const marks: [string, string][] = [[SOURCE_HEADER, 'memory']];
-  if (answer) {
-    if (error.retry_after !== null) marks.push(['retry-after', String(error.retry_after)]);
-    return { status: answer.status, headers: [...(answer.headers as [string, string][]), ...marks], body: answer.body };
-  }
-  const status = lookup(isKnownCode(error.code) ? error.code : READERS.signals.rate_limit_headers).status;
-  return { status, headers: [...Object.entries(errorHeaders('envelope', error.retry_after)), ...marks], body: JSON.stringify({ error }) };
-}
 
 /** Remembers for the origin a wait an error asked for, when it says how long. */
 export function remember(store: Store, origin: string, error: EnvelopeError, now: number): Promise<void> | void {
@@ -385,12 +305,12 @@ function admission(store: Store, key: string): Promise<Admission> | Admission {
   return backoff instanceof Promise ? backoff.then(answer) : answer(backoff);
 }
 
-/** The error a spent quota is handed back with. */
-function quotaError(url: URL, seconds: number, limit: number | undefined): EnvelopeError {
-  const code = READERS.signals.rate_limit_headers;
-  const per = limit === undefined ? '' : ` of ${limit} requests`;
-  return { code, message: `${url.host}: the quota${per} the site announced is spent until it resets`, field: null, retry: lookup(code).retry, retry_after: seconds };
-}
+/**
+ * What reading an error takes, loaded with the first error (the bounded body reader and what keeps
+ * a site's answer), so that an agent whose calls succeed does not carry it.
+ */
+let errorPath: Promise<[typeof import('./body.js'), typeof import('./answers.js')]> | undefined;
+export const loadErrorPath = (): NonNullable<typeof errorPath> => (errorPath ??= Promise.all([import('./body.js'), import('./answers.js')]));
 
 /** One request before a call: its store and key, its URL, its progress under the rules, and how it sleeps. */
 export interface Gate {
@@ -441,7 +361,7 @@ async function admitSlowly(first: Promise<Admission> | Admission, { store, key, 
       sleepMs = secondsOf(take(ms / 1000, attempts, allowed));
     }
     // Handed back: a follower is told to look again in a second, when the probe may have answered.
-    if (sleepMs === null) return a.kind === 'hold' ? { error: quotaError(url, left, a.limit) } : { error: { ...a.error, retry_after: a.kind === 'follow' ? 1 : left }, answer: a.answer };
+    if (sleepMs === null) return a.kind === 'hold' ? { error: (await loadErrorPath())[1].quotaError(url, left, a.limit) } : { error: { ...a.error, retry_after: a.kind === 'follow' ? 1 : left }, answer: a.answer };
     await sleep(sleepMs, signal);
   }
 }

@@ -14,7 +14,8 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { readable } from './inflate.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
-import { admit, allowance, freshAttempts, isIdempotent, keptAnswer, memoryAnswer, nextWait, resolveOptions, settle, type AgentClientOptions, type Allowance, type Pass, type Resolved } from './policy.js';
+import { keptAnswer, memoryAnswer } from './answers.js';
+import { admit, allowance, freshAttempts, isIdempotent, nextWait, resolveOptions, settle, type AgentClientOptions, type Allowance, type Pass, type Resolved } from './policy.js';
 import type { KeptAnswer } from './store.js';
 
 /** Options of agentErrorsInterceptor: the client's, less the fetch to call and the Accept to send. */

@@ -5,6 +5,10 @@ import type { AnyCode, Code, CodeRequirements, Envelope, FieldError, Problem, Re
 import { isKnownCode, isRetryWord } from '../core/catalog.js';
 import { errorHeaders, problemFrom } from '../core/render.js';
 import { prefersProblem } from './accept.js';
+import { BRAND, pageResponse, type Page } from './brand.js';
+import { checkRules, DELAY, isWhole, quote, refuse, type Rule } from '../core/refuse.js';
+
+export { isAgentError, pageResponse, type Page } from './brand.js';
 
 /** What every error may carry. */
 export interface AgentErrorBaseOptions {
@@ -37,60 +41,33 @@ export interface SiteErrorOptions extends AgentErrorBaseOptions {
 
 type Args<C extends Code> = keyof CodeRequirements[C] extends never ? [options?: AgentErrorOptions<C>] : [options: AgentErrorOptions<C>];
 
-const BRAND = Symbol.for('@agent-index/errors.AgentError');
+const text = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
+const string = (value: unknown): boolean => typeof value === 'string';
 
-/**
- * Refuses a delay Retry-After could not carry, its message starting with `who`. A safe integer, so
- * the body's number and the Retry-After digits are the same (String(1e21) is "1e+21").
- */
-export function checkDelay(retryAfter: unknown, who: string): void {
-  if (retryAfter !== undefined && !(Number.isSafeInteger(retryAfter) && (retryAfter as number) >= 0)) {
-    throw new TypeError(`${who}retryAfter must be a whole, non-negative number of seconds, as Retry-After is (got ${String(retryAfter)})`);
-  }
-}
+/** The rules of an error's options that need nothing of its code. */
+const OPTION_RULES: readonly Rule[] = [
+  ['field', text, 'a non-empty string'],
+  ['message', text, 'a non-empty string'],
+  ['title', text, 'a non-empty string'],
+  ['detail', string, 'a string'],
+  ['instance', string, 'a string'],
+  ['retryAfter', isWhole, DELAY],
+  ['errors', Array.isArray, 'an array of { field, code, message }'],
+];
 
-/** A browser's page: its status and headers at once, its HTML when `body` resolves. */
-export interface Page {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: Promise<string>;
-}
-
-/** A page as a Fetch Response, at once: its body streamed once rendered, none for HEAD (`head`). */
-export function pageResponse(page: Page, head = false): Response {
-  const body = head
-    ? null
-    : new ReadableStream({
-        start: async (controller) => {
-          controller.enqueue(new TextEncoder().encode(await page.body));
-          controller.close();
-        },
-      });
-  return new Response(body, page);
-}
-
-/** Refuses what an agent could not act on, naming the code and the rule (seed 002's builder). */
-function check(code: string, word: RetryWordEntry, retry: string, options: AgentErrorBaseOptions & { readonly title?: string }): number | null {
+/** Refuses what an agent could not act on, naming the call (`who`), the rule and the value (seed 002's builder). */
+function check(who: string, word: RetryWordEntry, retry: string, options: AgentErrorBaseOptions & { readonly title?: string }): number | null {
   const fail = (rule: string): never => {
-    throw new TypeError(`agentError("${code}"): ${rule}`);
+    throw new TypeError(`${who}: ${rule}`);
   };
-  const { field, retryAfter, message, title, detail, instance, errors } = options;
-  const text = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
-  if (field !== undefined && !text(field)) fail('field must be a non-empty string');
-  if (message !== undefined && !text(message)) fail('message must be a non-empty string');
-  if (title !== undefined && !text(title)) fail('title must be a non-empty string');
-  if (detail !== undefined && typeof detail !== 'string') fail('detail must be a string');
-  if (instance !== undefined && typeof instance !== 'string') fail('instance must be a string');
-  checkDelay(retryAfter, `agentError("${code}"): `);
-  if (errors !== undefined) {
-    if (!Array.isArray(errors)) fail('errors must be an array of { field, code, message }');
-    (errors as readonly unknown[]).forEach((item, i) => {
-      const e = (item ?? {}) as Partial<Record<keyof FieldError, unknown>>;
-      if (typeof item !== 'object' || !text(e.field) || !text(e.message) || typeof e.code !== 'string' || !CODE_PATTERN.test(e.code)) {
-        fail(`errors[${i}] must be { field, code, message }: non-empty strings, the code in lowercase snake case`);
-      }
-    });
-  }
+  checkRules(who, options, OPTION_RULES);
+  const { field, retryAfter, errors } = options;
+  errors?.forEach((item, i) => {
+    const e = (item ?? {}) as Partial<Record<keyof FieldError, unknown>>;
+    if (typeof item !== 'object' || !text(e.field) || !text(e.message) || typeof e.code !== 'string' || !CODE_PATTERN.test(e.code)) {
+      refuse(who, `errors[${i}]`, '{ field, code, message }: non-empty strings, the code in lowercase snake case', item);
+    }
+  });
   if (word.requires.includes('field') && field === undefined) fail(`a ${retry} error must name the field to fix`);
   if (word.requires.includes('retry_after') && retryAfter === undefined) fail(`a ${retry} error must say how long to wait (retryAfter)`);
   if (retryAfter !== undefined && word.next_step !== 'wait') fail(`a ${retry} error does not wait, so it takes no retryAfter`);
@@ -115,19 +92,19 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
   /** Use agentError() or siteError(), which check their options at compile time too. */
   constructor(code: C, options: AgentErrorBaseOptions & Partial<Pick<SiteErrorOptions, 'status' | 'retry' | 'title'>>) {
     const known = isKnownCode(code);
-    if (!known && !CODE_PATTERN.test(String(code))) throw new TypeError(`agentError("${String(code)}"): a code is lowercase snake case, like rate_limited`);
+    // The builder the user called: agentError for a catalog code, siteError for a site's own.
+    const who = `${known ? 'agentError' : 'siteError'}(${quote(code)})`;
+    if (!known && !CODE_PATTERN.test(String(code))) throw new TypeError(`${who}: a code is lowercase snake case, like rate_limited`);
     if (known && (options.status !== undefined || options.retry !== undefined)) {
-      throw new TypeError(`agentError("${code}"): a catalog code takes its status and retry word from the catalog`);
+      throw new TypeError(`${who}: a catalog code takes its status and retry word from the catalog`);
     }
     const entry = known ? CODES[code as Code] : undefined;
     const status = entry?.status ?? options.status;
     const retry = entry?.retry ?? options.retry;
-    if (!known && !(Number.isInteger(status) && status! >= 400 && status! <= 599)) {
-      throw new TypeError(`siteError("${code}"): status must be an HTTP error status, 400 to 599 (got ${String(status)})`);
-    }
-    if (!isRetryWord(retry)) throw new TypeError(`siteError("${String(code)}"): retry must be one of ${Object.keys(RETRY_WORDS).join(', ')}`);
+    if (!known && !(Number.isInteger(status) && status! >= 400 && status! <= 599)) refuse(who, 'status', 'an HTTP error status, 400 to 599', status);
+    if (!isRetryWord(retry)) refuse(who, 'retry', `one of ${Object.keys(RETRY_WORDS).join(', ')}`, retry);
     const word: RetryWordEntry = RETRY_WORDS[retry];
-    const retryAfter = check(String(code), word, retry, options);
+    const retryAfter = check(who, word, retry, options);
     const message = options.message ?? entry?.title ?? options.title ?? String(code);
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
@@ -199,6 +176,8 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
  * @example throw agentError('rate_limited', { retryAfter: 30 });
  */
 export function agentError<C extends Code>(code: C, ...[options]: Args<C>): AgentError<C> {
+  // Plain JavaScript can pass any code: one the catalog lacks is a site's own, which siteError builds.
+  if (!isKnownCode(code)) throw new TypeError(`agentError(${quote(code)}): the catalog has no such code; a site's own code is built with siteError(code, { status, retry })`);
   return new AgentError(code, (options ?? {}) as AgentErrorBaseOptions);
 }
 
@@ -207,14 +186,6 @@ export function agentError<C extends Code>(code: C, ...[options]: Args<C>): Agen
  * @example throw siteError('coupon_expired', { status: 409, retry: 'refetch' });
  */
 export function siteError<C extends string>(code: C extends Code ? never : C, options: SiteErrorOptions): AgentError<C> {
-  if (isKnownCode(code)) throw new TypeError(`siteError("${code}"): ${code} is a catalog code; use agentError`);
+  if (isKnownCode(code)) throw new TypeError(`siteError(${quote(code)}): the catalog has this code; use agentError`);
   return new AgentError(code as C, options);
-}
-
-/** True for an AgentError, also one from another copy of this package: checks the brand and shape, not only instanceof. */
-export function isAgentError(value: unknown): value is AgentError {
-  if (value instanceof AgentError) return true;
-  if (value === null || typeof value !== 'object') return false;
-  const v = value as Record<string | symbol, unknown>;
-  return v[BRAND] === true && v.name === 'AgentError' && typeof v.code === 'string' && typeof v.status === 'number' && typeof v.toEnvelope === 'function';
 }

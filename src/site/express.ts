@@ -2,12 +2,14 @@
 // responses for agents; agentErrorHandler() mounted last renders thrown errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
-import { isAgentError } from './agent-error.js';
-import { checkOptions, isAgentRequest, type AgentFriendlyOptions } from './friendly.js';
-import { answerThrown, captureErrors, mayBeDocs, serveDocs } from './node.js';
+import type { AgentFriendlyOptions } from './friendly.js';
+import { captureErrors, nodeAnswers, serveDocs } from './node.js';
+import { answer, catalogPage, checkOptions, mayBeDocs, type Answers } from './policy.js';
 
 type Next = (error?: unknown) => void;
 type ErrorHandler = (error: unknown, req: IncomingMessage, res: ServerResponse, next: Next) => void;
+/** What Express adds to node's request that these read: its app (its settings) and the path it is mounted on. */
+type ExpressRequest = IncomingMessage & { readonly app?: { get(setting: string): unknown }; readonly baseUrl?: string };
 
 /**
  * Express middleware, mounted before the routes. Mounted at the app's root, it watches every
@@ -15,15 +17,15 @@ type ErrorHandler = (error: unknown, req: IncomingMessage, res: ServerResponse, 
  * @example app.use(agentFriendlyExpress());
  */
 export function agentFriendlyExpress(options: AgentFriendlyOptions = {}) {
-  checkOptions(options);
+  checkOptions('agentFriendlyExpress', options);
   const proceed = (req: IncomingMessage, res: ServerResponse, next: Next): void => {
     // Mounted at the app's root, it sees every request: the app's own response prototype can watch
     // them all. Mounted on a path, only the requests under it are watched, each on its own.
-    captureErrors(req, res, options, (req as { baseUrl?: string }).baseUrl === '');
+    captureErrors(req, res, options, (req as ExpressRequest).baseUrl === '');
     next();
   };
   return (req: IncomingMessage, res: ServerResponse, next: Next): void => {
-    if (!mayBeDocs(req, options)) return proceed(req, res, next);
+    if (!mayBeDocs(options, req.url ?? '')) return proceed(req, res, next);
     serveDocs(req, res, options).then((served) => (served ? undefined : proceed(req, res, next)), next);
   };
 }
@@ -33,26 +35,22 @@ export function agentFriendlyExpress(options: AgentFriendlyOptions = {}) {
  * unknown-code error with a generic message for anything else. A browser gets a thrown AgentError's
  * status, Retry-After and Vary: Accept, with the app's own error page when an error middleware of
  * the app's follows this one (it gets the error), else the error's page from the catalog; for any
- * other error Express's own error page, without its message or stack.
+ * other error the app's own error page (given a stand-in without the message) or else Express's
+ * own page, without its message or stack. Every thrown error but an AgentError goes to onError,
+ * else to Express's own log (console.error, silent in Express's 'test' env, as its final handler logs).
  * @example app.use(agentErrorHandler({ onError: (e) => log.error(e) }));
  */
 export function agentErrorHandler(options: AgentFriendlyOptions = {}): ErrorHandler {
-  checkOptions(options);
+  checkOptions('agentErrorHandler', options);
   const handler: ErrorHandler = (error, req, res, next) => {
-    if (res.headersSent) {
-      // Too late to answer: Express cuts the response off; the site still hears of the error.
-      if (!isAgentError(error)) options.onError?.(error);
-      return next(error);
-    }
-    if (isAgentRequest(req)) return answerThrown(req, res, error, options);
-    if (isAgentError(error)) {
-      // The app's own page, when an error middleware of the app's follows this one (it gets the error); else the catalog's.
-      return void import('./express-page.js').then((page) => (page.appPage(req, res, error, handler) ? next(error) : answerThrown(req, res, error, options, error)));
-    }
-    options.onError?.(error);
-    const generic = Object.assign(new Error(UNKNOWN_STATUS_TEXT), { status: UNKNOWN_STATUS, expose: false });
-    generic.stack = '';
-    next(generic);
+    const page = () => import('./express-page.js');
+    const a: Answers<unknown> = {
+      ...nodeAnswers(req, res, options),
+      log: (e) => (req as ExpressRequest).app?.get('env') !== 'test' && console.error(e),
+      page: (e) => page().then((p) => (p.follows(req, handler) ? (p.asErrorPage(res, e), next(e)) : catalogPage(e, a, options))),
+      failed: () => page().then((p) => (p.follows(req, handler) ? next(p.standIn(UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT)) : a.send(p.expressPage(UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT)))),
+    };
+    void answer(error, a, options);
   };
   return handler;
 }

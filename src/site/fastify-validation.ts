@@ -1,6 +1,8 @@
 // How AgentFriendly for Fastify reads a schema validation failure, in a module loaded only when an
-// agent gets the first one: it imports nothing at run time, so the chunk it makes holds only itself.
-import type { AgentError } from './agent-error.js';
+// agent gets the first one, with the AgentError class, which the plugin itself never loads: it only
+// tells an AgentError by its brand.
+import { READERS } from '../../generated/catalog.js';
+import { AgentError } from './agent-error.js';
 
 interface SchemaError {
   readonly keyword?: unknown;
@@ -12,14 +14,11 @@ interface SchemaError {
 /**
  * A Fastify schema validation failure (FST_ERR_VALIDATION) as the AgentError it is: missing_field or
  * invalid_input naming the field, which Fastify's {statusCode, error, message} body does not, and
- * without which a fix_input error would not tell an agent what to change. `readers` is the catalog's
- * code for each validation keyword (READERS.validation_keyword).
+ * without which a fix_input error would not tell an agent what to change, each item's code the
+ * catalog's for its validation keyword (READERS.validation_keyword).
  */
-export function validationError(
-  error: unknown,
-  readers: Readonly<Record<string, string>>,
-  AgentErrorClass: new (code: string, options: { field: string; message: string; errors?: { field: string; code: string; message: string }[] }) => AgentError,
-): AgentError | null {
+export function validationError(error: unknown): AgentError | null {
+  const readers: Readonly<Record<string, string>> = READERS.validation_keyword;
   const { validation, validationContext, message } = error as { validation?: unknown; validationContext?: unknown; message?: unknown };
   if (!Array.isArray(validation) || validation.length === 0) return null;
   const context = typeof validationContext === 'string' && validationContext.trim() !== '' ? validationContext : 'body';
@@ -39,5 +38,5 @@ export function validationError(
     message: typeof message === 'string' && message.trim() !== '' ? message.slice(0, 500) : first.message,
     ...(items.length > 1 ? { errors: items } : {}),
   };
-  return new AgentErrorClass(first.code, options);
+  return new AgentError(first.code, options);
 }

@@ -3,91 +3,30 @@
 // this package never requires it.
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { READERS } from '../../generated/catalog.js';
 import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
-import { AgentError, isAgentError } from './agent-error.js';
-import { readCapped } from './fetch.js';
-import {
-  checkOptions,
-  convertAppError,
-  DEFAULT_BUFFER_BYTES,
-  ENTITY_HEADERS,
-  docsPrefix,
-  docsResponse,
-  isAgentRequest,
-  originOf,
-  pageOf,
-  renderThrown,
-  varyAccept,
-  type AgentFriendlyOptions,
-  type Rendered,
-} from './friendly.js';
+import type { AgentError } from './agent-error.js';
+import { isAgentError } from './brand.js';
+import { heldBytes, readCapped, type BodyStream } from './body.js';
+import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, ENTITY_HEADERS, docsPrefix, docsResponse, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions } from './friendly.js';
+import { answer, checkOptions, report, type Answers, type Log } from './policy.js';
 
 /** The base problem type URIs use for this request: Fastify's protocol and host, which honour trustProxy. */
-function baseFor(request: FastifyRequest, options: AgentFriendlyOptions): string {
-  return options.base ?? originOf({ host: request.host }, request.protocol === 'https');
+const baseFor = (request: FastifyRequest, options: AgentFriendlyOptions): string => baseOf(options, request.host, request.protocol === 'https');
+
+/** Fastify's own log of a failure, as its default error handler writes it. */
+const logOf =
+  (request: FastifyRequest): Log =>
+  (error) =>
+    request.log.error({ err: error }, (error as Error | null)?.message);
+
+/** Writes an answer's headers on a reply (writeHeaders), removing only headers the reply has. */
+function replaceHeaders(reply: FastifyReply, drop: ReadonlySet<string>, headers: Readonly<Record<string, string>>, body: string): void {
+  writeHeaders(headers, body, drop, (name, value) => reply.header(name, value), (name) => reply.hasHeader(name) && reply.removeHeader(name));
 }
 
-/** At most `cap` bytes of a node stream, which is destroyed once read or past the cap. */
-async function readNodeStream(stream: NodeJS.ReadableStream & { destroy?: () => void }, cap: number, failed: (error: unknown) => void): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  try {
-    for await (const chunk of stream) {
-      const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
-      const part = buffer.subarray(0, cap - kept);
-      chunks.push(part);
-      kept += part.length;
-      if (kept >= cap) break;
-    }
-  } catch (error) {
-    // A stream that failed: the conversion uses what was read, and the site hears of the failure.
-    failed(error);
-  } finally {
-    stream.destroy?.();
-  }
-  return Buffer.concat(chunks);
-}
-
-/** At most `cap` bytes of a web ReadableStream, which is cancelled once read. */
-async function readWebStream(stream: ReadableStream<Uint8Array>, cap: number, failed: (error: unknown) => void): Promise<Buffer> {
-  const body = await readCapped(stream, cap);
-  if (body.failure !== undefined) failed(body.failure);
-  body.cancel();
-  return body.head ? Buffer.from(body.head.buffer, body.head.byteOffset, Math.min(body.head.byteLength, cap)) : Buffer.alloc(0);
-}
-
-/** The first `cap` bytes of an onSend payload held in memory: null for no body, undefined for a payload that is not (a stream, a Response). */
-function payloadBytes(payload: unknown, cap: number): Buffer | null | undefined {
-  if (payload === null || payload === undefined) return null;
-  if (typeof payload === 'string') return Buffer.from(payload).subarray(0, cap);
-  if (payload instanceof Uint8Array) return Buffer.from(payload.buffer, payload.byteOffset, Math.min(payload.byteLength, cap));
-  return undefined;
-}
-
-/**
- * The first `cap` bytes of an onSend payload that is a stream, read: undefined for a payload this
- * hook does not read (a Fetch Response, which carries its own status and headers).
- */
-async function readStreamPayload(payload: unknown, cap: number, failed: (error: unknown) => void): Promise<Buffer | undefined> {
-  if (typeof payload !== 'object' || payload === null) return undefined;
-  if (typeof (payload as { pipe?: unknown }).pipe === 'function') return readNodeStream(payload as NodeJS.ReadableStream, cap, failed);
-  if (typeof (payload as { getReader?: unknown }).getReader === 'function') return readWebStream(payload as ReadableStream<Uint8Array>, cap, failed);
-  return undefined;
-}
-
-/**
- * Sets `set` and the Content-Length of `body` on a reply, and removes the headers of `drop` the app
- * set that neither overwrites. Overwritten rather than removed where it can: a removal deletes a
- * property of the reply's headers object, which makes every function of Fastify's that reads such
- * objects slower, for the replies after it too (1 KB JSON replies after a few converted errors
- * measured about 10% slower in bench/explore/site-ab.ts).
- */
-function replaceHeaders(reply: FastifyReply, drop: ReadonlySet<string>, set: Readonly<Record<string, string>>, body: string): void {
-  reply.headers(set);
-  reply.header('content-length', String(Buffer.byteLength(body)));
-  for (const name of drop) if (name !== 'content-length' && !Object.hasOwn(set, name) && reply.hasHeader(name)) reply.removeHeader(name);
-}
+/** An onSend payload that is a stream this hook reads (a node stream, a web ReadableStream); not a Fetch Response, which carries its own status and headers. */
+const isStream = (payload: unknown): payload is BodyStream =>
+  typeof payload === 'object' && payload !== null && (typeof (payload as { pipe?: unknown }).pipe === 'function' || typeof (payload as { getReader?: unknown }).getReader === 'function');
 
 /** A client error (4xx) Fastify or a plugin raised: validation, a body too large, a rate limit. It keeps its status. */
 function clientStatus(error: unknown): number | null {
@@ -101,7 +40,7 @@ function clientStatus(error: unknown): number | null {
 const GENERIC = JSON.stringify({ statusCode: UNKNOWN_STATUS, error: STATUS_CODES[UNKNOWN_STATUS], message: UNKNOWN_STATUS_TEXT });
 
 const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options) => {
-  checkOptions(options);
+  checkOptions('agentFriendlyFastify', options);
   const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
   // Replies the error handler rendered in this contract already: onSend lets them through unread.
   const rendered = new WeakSet<FastifyReply>();
@@ -110,11 +49,10 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
   const thrown = new WeakMap<FastifyReply, AgentError>();
 
   // Fastify runs onError hooks before any error handler, the app's own (set after this plugin, in any
-  // scope) included. An AgentError is an expected outcome, not a failure: onError never hears of it,
-  // nor of Fastify's own client errors (a 404, a failed validation, a rate limit).
-  fastify.addHook('onError', (_request, reply, error, done) => {
+  // scope) included: the one place that hears of every thrown error, whichever handler renders it.
+  fastify.addHook('onError', (request, reply, error, done) => {
     if (isAgentError(error)) thrown.set(reply, error);
-    else if (clientStatus(error) === null) options.onError?.(error);
+    report(error, options, logOf(request), clientStatus(error));
     done();
   });
 
@@ -151,35 +89,44 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
       replaceHeaders(reply.code(status), ENTITY_HEADERS, headers, body);
       return done(null, body);
     }
-    const bytes = payloadBytes(payload, cap);
+    const bytes = heldBytes(payload, cap);
     if (bytes !== undefined) {
       // A body in memory (Fastify's own 404 and error replies are strings) is converted at once, as
       // a success is let through: the hook finishes in the same turn either way.
       let body: unknown;
       try {
-        body = convert(request, reply, payload, bytes);
+        body = convert(request, reply, bytes) ?? payload;
       } catch (error) {
         return done(error as Error);
       }
       return done(null, body);
     }
-    readStreamPayload(payload, cap, (error) => options.onError?.(error))
-      .then((read) => (read === undefined ? payload : convert(request, reply, payload, read)))
+    if (!isStream(payload)) return done(null, payload);
+    readCapped(payload, cap)
+      .then((read) => {
+        // A stream that failed: the conversion uses what was read, and the site hears of the failure.
+        if (read.failure !== undefined) report(read.failure, options, logOf(request));
+        const body = convert(request, reply, read.head);
+        if (body !== null) {
+          read.cancel();
+          return body;
+        }
+        // Already this contract: the stream, read to tell, whole (a payload Fastify takes: a Buffer, not bare bytes).
+        const whole = read.whole();
+        return whole instanceof Uint8Array ? Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength) : whole;
+      })
       .then((body) => done(null, body), done);
   });
 
-  /** The app's error payload, of which `body` is the first bytes, as this contract for an agent, or as it was when it already is. */
-  function convert(request: FastifyRequest, reply: FastifyReply, payload: unknown, body: Buffer | null): unknown {
+  /** The body of an app's error reply, of which `head` is the first bytes, as this contract for an agent; null when it already is one, and goes out as the app sent it. */
+  function convert(request: FastifyRequest, reply: FastifyReply, head: Uint8Array | string | null): string | null {
     const converted = convertAppError(
-      { status: reply.statusCode, headers: reply.getHeaders() as Record<string, string | string[]>, body: body === null ? null : new Uint8Array(body.buffer, body.byteOffset, body.byteLength) },
+      { status: reply.statusCode, headers: reply.getHeaders() as Record<string, string | string[]>, body: head },
       request.headers.accept ?? null,
       baseFor(request, options),
       options.retryAfter,
     );
-    if (converted === null) {
-      // Already this contract: out as the app sent it (a stream, read whole to tell, as its bytes).
-      return typeof payload === 'string' || payload instanceof Uint8Array ? payload : body;
-    }
+    if (converted === null) return null;
     reply.code(converted.status);
     replaceHeaders(reply, converted.drop, converted.set, converted.body);
     // node sends no body for HEAD.
@@ -188,37 +135,32 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
 
   fastify.setErrorHandler(function agentFriendlyErrorHandler(error: FastifyError, request, reply) {
     const agent = isAgentRequest({ headers: request.headers });
-    /** Sends an agent's error in this contract, or a browser's AgentError as its page. */
-    const send = ({ status, headers, body }: Rendered): void => {
-      rendered.add(reply);
-      // Headers the app set for the body it never sent (a Content-Encoding would garble this one) go.
-      replaceHeaders(reply, ENTITY_HEADERS, headers, body);
-      // A Buffer goes out as it is: Fastify adds no charset to its type and runs no reply serializer on it.
-      reply.code(status).send(Buffer.from(body));
+    const status = clientStatus(error);
+    // The onError hook has told the site of the error: the answers here carry no log.
+    const a: Answers<void> = {
+      agent,
+      accept: request.headers.accept ?? null,
+      base: baseFor(request, options),
+      vary: reply.getHeader('vary'),
+      send: ({ status, headers, body }) => {
+        rendered.add(reply);
+        // Headers the app set for the body it never sent (a Content-Encoding would garble this one) go.
+        replaceHeaders(reply, ENTITY_HEADERS, headers, body);
+        // A Buffer goes out as it is: Fastify adds no charset to its type and runs no reply serializer on it.
+        reply.code(status).send(Buffer.from(body));
+      },
+      // Fastify's own 4xx (a 404 from callNotFound, a body too large, @fastify/rate-limit): its
+      // default handler renders it with its status and headers, and onSend converts that for an agent.
+      status,
+      own: () => void reply.send(error),
+      // Fastify's shape, without the message.
+      failed: () => a.send({ status: UNKNOWN_STATUS, headers: { 'content-type': 'application/json; charset=utf-8', vary: varyAccept(a.vary) }, body: GENERIC }),
     };
-    /** Answers the error, `known` the AgentError it is (null for none). A handler that returns nothing leaves the reply to it. */
-    const answer = (known: AgentError | null): void => {
-      if (known === null && clientStatus(error) !== null) {
-        // Fastify's own 4xx (a 404 from callNotFound, a body too large, @fastify/rate-limit): its
-        // default handler renders it with its status and headers, and onSend converts that for an agent.
-        return void reply.send(error);
-      }
-      // Anything but an AgentError is logged; the onError hook has told onError of it, so renderThrown does not again.
-      if (known === null) request.log.error({ err: error }, UNKNOWN_STATUS_TEXT);
-      if (agent) return send(renderThrown(known ?? error, request.headers.accept ?? null, baseFor(request, options), {}));
-      // A browser's AgentError gets its page, sent once rendered.
-      if (known !== null) {
-        const page = pageOf(known, options, reply.getHeader('vary'));
-        return void page.body.then((body) => send({ ...page, body }));
-      }
-      // Anything else: a browser sees Fastify's shape without its message.
-      reply.code(UNKNOWN_STATUS).type('application/json; charset=utf-8').send(Buffer.from(GENERIC));
-    };
-    if (isAgentError(error) || !agent || clientStatus(error) !== 400 || !Array.isArray(error.validation)) return answer(isAgentError(error) ? error : null);
+    if (isAgentError(error) || !agent || status !== 400 || !Array.isArray(error.validation)) return void answer(error, a, options);
     // A schema validation failure, for an agent: the AgentError it is, read by a module loaded on the first one.
     import('./fastify-validation.js').then(
-      (module) => answer(module.validationError(error, READERS.validation_keyword, AgentError)),
-      () => answer(null),
+      (module) => answer(module.validationError(error) ?? error, a, options),
+      () => answer(error, a, options),
     );
   });
 };

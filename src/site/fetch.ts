@@ -1,32 +1,23 @@
 // AgentFriendly for Fetch API apps, anything shaped (Request) => Response: Hono's app.fetch,
 // Deno.serve, Bun.serve, Cloudflare Workers, route handlers. An agent gets this contract for the
 // app's error Responses and thrown errors; every other Response goes out as the app made it.
-import { isAgentError, pageResponse, type AgentError } from './agent-error.js';
-import {
-  checkOptions,
-  convertAppError,
-  DEFAULT_BUFFER_BYTES,
-  docsResponse,
-  isAgentRequest,
-  pageOf,
-  renderThrown,
-  varyAccept,
-  type AgentFriendlyOptions,
-  type Rendered,
-  type Conversion,
-} from './friendly.js';
+import type { AgentError } from './agent-error.js';
+import { pageResponse } from './brand.js';
+import { heldBytes, readCapped, utf8Length } from './body.js';
+import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, docsResponse, isAgentRequest, pageOf, varyAccept, type AgentFriendlyOptions, type Rendered, type Conversion } from './friendly.js';
+import { answer, checkOptions, mayBeDocs, report, type Answers } from './policy.js';
+
+export { readCapped } from './body.js';
+export type { CappedBody } from './body.js';
 
 /** A Fetch API app; extra arguments (a Worker's env and ctx, Hono's bindings) are passed through. */
 export type FetchHandler<A extends unknown[] = []> = (request: Request, ...rest: A) => Response | Promise<Response>;
 
-/** The base problem type URIs use for this request: options.base, else the request's own origin. */
+/** The base problem type URIs use for this request: options.base, else the origin its URL names (baseOf). */
 export function fetchBase(request: Request, options: AgentFriendlyOptions): string {
-  return options.base ?? new URL(request.url).origin;
-}
-
-/** The length of a string in UTF-8 bytes; without encoding it when it is ASCII, as rendered bodies nearly always are. */
-export function utf8Length(text: string): number {
-  return /^[\x00-\x7f]*$/.test(text) ? text.length : new TextEncoder().encode(text).byteLength;
+  if (options.base !== undefined) return options.base;
+  const url = new URL(request.url);
+  return baseOf(options, url.host, url.protocol === 'https:');
 }
 
 /** A rendered response as a Fetch Response; a HEAD request gets its headers only. */
@@ -41,96 +32,8 @@ export async function docsPage(request: Request, options: AgentFriendlyOptions):
   return page && renderedResponse(page, request.method);
 }
 
-/** The first bytes of a body stream, and what is needed to give the body back whole or stop it. */
-export interface CappedBody {
-  /** The first `cap` bytes of the body (fewer when it is shorter); null when it has none. */
-  readonly head: Uint8Array | null;
-  /** True when the whole body was read; false when the stream was left at the cap with more to come. */
-  readonly complete: boolean;
-  /** The body as it was, every byte: what was read, then the unread rest, streamed and not buffered. Once only. */
-  readonly whole: () => Uint8Array | ReadableStream<Uint8Array> | null;
-  /** Stops the unread rest of the stream, so its source is not pulled any further. */
-  readonly cancel: () => void;
-  /** What the stream failed with, when it failed before its end or the cap. */
-  readonly failure?: unknown;
-}
-
-/** A stream chunk as bytes: a stream built by an app may carry strings or any buffer view. */
-function asBytes(chunk: unknown): Uint8Array {
-  if (chunk instanceof Uint8Array) return chunk;
-  if (typeof chunk === 'string') return new TextEncoder().encode(chunk);
-  if (ArrayBuffer.isView(chunk)) return new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  if (chunk instanceof ArrayBuffer) return new Uint8Array(chunk);
-  throw new TypeError('a response body chunk is not bytes');
-}
-
-/** The first `length` bytes of the chunks, as one array. */
-function concat(chunks: readonly Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    if (at >= length) break;
-    const part = chunk.subarray(0, length - at);
-    out.set(part, at);
-    at += part.byteLength;
-  }
-  return out;
-}
-
-/**
- * Reads a body stream up to `cap` bytes with a reader loop, and stops there without reading the
- * rest: a 10 MB error page costs `cap` bytes (plus the one chunk that crossed it), never 10 MB.
- * The stream is left open, so the caller chooses: `cancel()` it, or send it on `whole()`.
- */
-export async function readCapped(body: ReadableStream<Uint8Array> | null, cap: number): Promise<CappedBody> {
-  if (body === null) return { head: null, complete: true, whole: () => null, cancel: () => undefined };
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let complete = false;
-  let failure: unknown;
-  try {
-    while (total < cap) {
-      const { done, value } = await reader.read();
-      if (done) {
-        complete = true;
-        break;
-      }
-      const bytes = asBytes(value);
-      chunks.push(bytes);
-      total += bytes.byteLength;
-    }
-  } catch (error) {
-    // The app's stream failed: what was read is all there is, as a client reading it would have found.
-    complete = true;
-    failure = error ?? new Error('the response body stream failed');
-  }
-  if (complete) {
-    reader.releaseLock();
-    const all = concat(chunks, total);
-    return { head: total === 0 ? null : all.subarray(0, cap), complete, whole: () => all, cancel: () => undefined, ...(failure === undefined ? {} : { failure }) };
-  }
-  const head = total === 0 ? null : concat(chunks, Math.min(total, cap));
-  return {
-    head,
-    complete,
-    whole: () =>
-      new ReadableStream<Uint8Array>(
-        {
-          async pull(controller) {
-            // What was read goes first, let go of as it is sent; then the rest, a chunk per pull.
-            if (chunks.length > 0) return controller.enqueue(chunks.shift()!);
-            const { done, value } = await reader.read();
-            if (done) controller.close();
-            else controller.enqueue(asBytes(value));
-          },
-          cancel: (reason) => reader.cancel(reason),
-        },
-        { highWaterMark: 0 },
-      ),
-    cancel: () => void reader.cancel().catch(() => undefined),
-  };
-}
+/** The log of a runtime that runs Fetch handlers (workerd, Deno, Bun, node): console.error. */
+const consoleLog = (error: unknown): void => console.error(error);
 
 /** What an adapter knows of the request a response answers. */
 export interface RequestFacts {
@@ -172,14 +75,12 @@ export function convertCached(response: Response, facts: RequestFacts, options: 
   const parts = cachedParts(response);
   if (parts === undefined) return undefined;
   const [status, body, headers] = parts;
-  const cap = options.bufferBytes ?? DEFAULT_BUFFER_BYTES;
-  const head = body === null ? null : typeof body === 'string' ? (body.length > cap ? body.slice(0, cap) : body) : body.subarray(0, cap);
-  const converted = convertAppError({ status, headers, body: head }, facts.accept, facts.base, options.retryAfter);
-  return converted === null ? response : answer(converted, headers, facts.method);
+  const converted = convertAppError({ status, headers, body: heldBytes(body, options.bufferBytes ?? DEFAULT_BUFFER_BYTES) ?? null }, facts.accept, facts.base, options.retryAfter);
+  return converted === null ? response : conversionResponse(converted, headers, facts.method);
 }
 
 /** The Response for a conversion: the app's headers, less those that described its body, plus the answer's. */
-function answer(converted: Conversion, init: HeadersInit | undefined, method: string): Response {
+function conversionResponse(converted: Conversion, init: HeadersInit | undefined, method: string): Response {
   const length = { 'content-length': String(utf8Length(converted.body)) };
   let headers: Headers | Record<string, string>;
   if (init instanceof Headers || Array.isArray(init)) {
@@ -205,7 +106,7 @@ export async function convertErrorResponse(response: Response, request: RequestF
   // A body already read or locked by someone else cannot be read again: then the status alone speaks.
   const readable = response.body !== null && !response.bodyUsed && !response.body.locked;
   const read = await readCapped(readable ? response.body : null, cap);
-  if (read.failure !== undefined) options.onError?.(read.failure);
+  if (read.failure !== undefined) report(read.failure, options, consoleLog);
   const converted = convertAppError({ status: response.status, headers: response.headers, body: read.head }, request.accept, request.base, options.retryAfter);
   if (converted === null) {
     // Only a valid envelope or problem parses as one, so this is the rare case of a contract body;
@@ -213,7 +114,7 @@ export async function convertErrorResponse(response: Response, request: RequestF
     return new Response(read.whole() as ConstructorParameters<typeof Response>[0], { status: response.status, statusText: response.statusText, headers: response.headers });
   }
   read.cancel();
-  return answer(converted, response.headers, request.method);
+  return conversionResponse(converted, response.headers, request.method);
 }
 
 /** The agent's answer for an app's error Response: from node-server's tuple when it is in one, else read from its body. */
@@ -239,9 +140,27 @@ function factsOf(request: Request, options: AgentFriendlyOptions): RequestFacts 
 }
 
 /**
+ * How a Fetch handler answers a thrown error (see answer): the runtime's log is console.error, and
+ * a browser's failure is a plain 500 (PLAIN), as bare as a runtime's own, rather than a request that
+ * fails: @hono/node-server answers that with an empty 500 and logs nothing.
+ */
+export function fetchAnswers(request: Request, options: AgentFriendlyOptions): Answers<Response> {
+  const { method, accept, base } = factsOf(request, options);
+  return {
+    agent: isAgentRequest(request),
+    accept,
+    base,
+    log: consoleLog,
+    send: (rendered) => renderedResponse(rendered, method),
+    page: (error) => pageResponse(pageOf(error, options), method === 'HEAD'),
+  };
+}
+
+/**
  * Wraps a Fetch API app: agents get this contract for its error Responses and thrown errors;
- * browsers get its own Responses (an error's with Accept in its Vary), a thrown AgentError's page, and
- * any other error as it would leave the app without the wrapper. Successes are never buffered.
+ * browsers get its own Responses (an error's with Accept in its Vary), a thrown AgentError's page,
+ * and a plain 500 for any other thrown error, which goes to onError, else to console.error.
+ * Successes are never buffered.
  *
  * A success costs one status read: the request's headers are read only when the app answers with
  * an error or throws (on @hono/node-server, the first read of `request.headers` builds a Headers),
@@ -254,17 +173,10 @@ export function agentFriendlyFetch<A extends unknown[] = []>(
   handler: FetchHandler<A>,
   options: AgentFriendlyOptions = {},
 ): (request: Request, ...rest: A) => Response | Promise<Response> {
-  checkOptions(options);
+  checkOptions('agentFriendlyFetch', options);
   const respond = (request: Request, response: Response): Response | Promise<Response> =>
     response.status < 400 ? response : isAgentRequest(request) ? convertAnyResponse(response, factsOf(request, options), options) : browserError(response);
-  const fail = (request: Request, error: unknown): Response => {
-    const agent = isAgentRequest(request);
-    // A browser's thrown AgentError gets its page, an expected outcome and never logged; any other error fails as it would without the wrapper.
-    if (!agent && !isAgentError(error)) throw error;
-    const facts = factsOf(request, options);
-    if (agent) return renderedResponse(renderThrown(error, facts.accept, facts.base, options), facts.method);
-    return pageResponse(pageOf(error as AgentError, options), facts.method === 'HEAD');
-  };
+  const fail = (request: Request, error: unknown): Response | Promise<Response> => answer(error, fetchAnswers(request, options), options);
   const run = (request: Request, rest: A): Response | Promise<Response> => {
     let result: Response | Promise<Response>;
     try {
@@ -277,7 +189,7 @@ export function agentFriendlyFetch<A extends unknown[] = []>(
     return respond(request, result as Response);
   };
   return (request, ...rest) => {
-    if (options.docs === false || !request.url.includes('/problems/')) return run(request, rest);
+    if (!mayBeDocs(options, request.url)) return run(request, rest);
     return docsPage(request, options).then((page) => page ?? run(request, rest));
   };
 }

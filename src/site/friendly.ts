@@ -2,13 +2,15 @@
 // response becomes this contract for one, without changing what a browser sees.
 import { CODES, EXAMPLE_BASE, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope } from '../../generated/types.js';
-import { isKnownCode, UNKNOWN_STATUS } from '../core/catalog.js';
+import { isKnownCode } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { errorHeaders, problemFrom } from '../core/render.js';
 import { envelope as isEnvelope, problem as isProblem } from '../../generated/validators.js';
 import { acceptsLikeAnAgent, prefersProblem } from './accept.js';
-import { AgentError, checkDelay, isAgentError, type Page } from './agent-error.js';
+import type { AgentError } from './agent-error.js';
+import type { Page } from './brand.js';
+import { utf8Length } from './body.js';
 
 /** Options every adapter takes. */
 export interface AgentFriendlyOptions {
@@ -35,11 +37,6 @@ export interface AgentFriendlyOptions {
  * guesses with when told to wait without a delay (DEFAULT_BACKOFF on the agent side).
  */
 export const DEFAULT_RETRY_AFTER = 60;
-
-/** The options of an adapter, checked when it is made: a retryAfter Retry-After could not carry is refused. */
-export function checkOptions(options: AgentFriendlyOptions): void {
-  checkDelay(options.retryAfter, 'AgentFriendly: ');
-}
 
 /** Anything with request headers: a Fetch Request, Headers, or node's IncomingHttpHeaders. */
 export type RequestHeadersLike = Headers | Record<string, string | string[] | undefined>;
@@ -93,14 +90,6 @@ export function renderEnvelope(received: Envelope, status: number, accept: strin
   const kind = prefersProblem(accept) ? 'problem' : 'envelope';
   const body = kind === 'problem' ? problemFrom(envelope.error, status, { base }) : envelope;
   return { status, headers: errorHeaders(kind, envelope.error.retry_after), body: JSON.stringify(body) };
-}
-
-/** What to send for an error thrown by the app: an AgentError as it is, anything else as the unknown-code error with a generic message. */
-export function renderThrown(error: unknown, accept: string | null, base: string, options: AgentFriendlyOptions): Rendered {
-  if (isAgentError(error)) return (error as AgentError).render(accept, base);
-  options.onError?.(error);
-  // Never the error's message, stack or cause: they are for the site's logs, not for callers.
-  return renderEnvelope(fromResponse(UNKNOWN_STATUS, null, null), UNKNOWN_STATUS, accept, base);
 }
 
 /**
@@ -196,11 +185,32 @@ export function convertAppError(captured: CapturedError, accept: string | null, 
 /** The default cap on a buffered error body. */
 export const DEFAULT_BUFFER_BYTES = MAX_BODY_BYTES;
 
-/** The origin of a node request, from its Host header; what problem type URIs start with by default. */
-export function originOf(headers: RequestHeadersLike, encrypted: boolean): string {
-  const host = header(headers, 'host') ?? 'localhost';
-  // A Host with anything but host[:port] characters is not reflected into a URI.
-  return `${encrypted ? 'https' : 'http'}://${/^[A-Za-z0-9.\-[\]:]+$/.test(host) ? host : 'localhost'}`;
+/**
+ * The base problem type URIs use for a request: `options.base`, else the origin the request names,
+ * its Host (`host`, as the framework reads it: Fastify's and Koa's honour their proxy settings) on
+ * http, or on https when the connection is `encrypted`. A Host with anything but host[:port]
+ * characters is not reflected into a URI: it reads as localhost.
+ */
+export function baseOf(options: AgentFriendlyOptions, host: unknown, encrypted: boolean): string {
+  return options.base ?? `${encrypted ? 'https' : 'http'}://${isHost(host) ? host : 'localhost'}`;
+}
+
+/** A Host value that may go into a URI: host[:port] characters only. */
+export const isHost = (host: unknown): host is string => typeof host === 'string' && /^[A-Za-z0-9.\-[\]:]+$/.test(host);
+
+/**
+ * Writes the headers of an answer through `set`, with the Content-Length of its `body`, and removes
+ * through `remove` each header of `drop` (the headers that described the body it replaces) it does
+ * not overwrite: the one header writer of every adapter. Overwritten rather than removed where it
+ * can: a removal deletes a property of the framework's headers object, which makes every function
+ * that reads such objects slower, for the responses after it too (1 KB JSON replies after a few
+ * converted errors measured about 10% slower on Fastify, in bench/explore/site-ab.ts), so `remove`
+ * should touch only a header the response has.
+ */
+export function writeHeaders(headers: Readonly<Record<string, string>>, body: string, drop: Iterable<string>, set: (name: string, value: string) => unknown, remove: (name: string) => unknown): void {
+  for (const name in headers) set(name, headers[name]!);
+  set('content-length', String(utf8Length(body)));
+  for (const name of drop) if (name !== 'content-length' && !Object.hasOwn(headers, name)) remove(name);
 }
 
 /** The path prefix documentation pages are served under: the pathname of `base`, if one is set. */
@@ -224,7 +234,7 @@ export async function docsResponse(
   pathname: string,
   headers: RequestHeadersLike,
   options: AgentFriendlyOptions,
-  base = options.base ?? originOf(headers, false),
+  base = baseOf(options, header(headers, 'host'), false),
 ): Promise<Rendered | null> {
   if (options.docs === false || (method !== 'GET' && method !== 'HEAD')) return null;
   const prefix = `${docsPrefix(options.base)}/problems/`;

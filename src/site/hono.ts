@@ -3,10 +3,11 @@
 // agentFriendlyFetch (or node:http's agentFriendly) converts its error responses. Only types come
 // from 'hono', so importing this package never requires Hono.
 import type { Context, MiddlewareHandler } from 'hono';
-import { browserError, convertAnyResponse, docsPage, fetchBase, renderedResponse, type RequestFacts } from './fetch.js';
 import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
-import { isAgentError, pageResponse } from './agent-error.js';
-import { checkOptions, isAgentRequest, originOf, pageOf, renderThrown, type AgentFriendlyOptions } from './friendly.js';
+import { isAgentError } from './brand.js';
+import { browserError, convertAnyResponse, docsPage, fetchAnswers, fetchBase, type RequestFacts } from './fetch.js';
+import { baseOf, isAgentRequest, type AgentFriendlyOptions } from './friendly.js';
+import { answer, checkOptions, mayBeDocs, report, type Answers } from './policy.js';
 
 /**
  * Hono's HTTPException, by the shape Hono's own error handler checks: an error that carries its
@@ -46,30 +47,47 @@ function incomingOf(c: Context): Incoming | undefined {
  * @example app.use(agentFriendlyHono({ onError: (e) => log.error(e) }));
  */
 export function agentFriendlyHono(options: AgentFriendlyOptions = {}): MiddlewareHandler {
-  checkOptions(options);
+  checkOptions('agentFriendlyHono', options);
   /** The rest of the chain for an agent: its answer is converted or replaced when it is an error. */
   const forAgent = (c: Context, next: () => Promise<void>, incoming: Incoming | undefined): Promise<Response | void> =>
     // A plain promise chain, not an async function awaiting next(): one promise fewer per request.
     next().then(
       () => afterAgent(c, incoming, options),
       // What Hono's compose does not catch: a thrown non-Error, or an error handler that threw.
-      (error: unknown) => answerThrown(c, incoming, error, options),
+      (error: unknown) => answerThrown(c, incoming, error, options, true),
     );
-  /** The rest of the chain for anyone else: an error response gets its Vary (and a thrown AgentError's status) once the app has answered. */
-  const forBrowser = (c: Context, next: () => Promise<void>): Promise<void> =>
-    next().then(() => (c.res.status < 400 ? undefined : replace(c, browserError(c.res, isAgentError(c.error) ? c.error : undefined))));
+  /**
+   * The rest of the chain for anyone else: an error response gets its Vary (and a thrown AgentError's
+   * status) once the app has answered; what compose does not catch gets the answer a thrown error does.
+   */
+  const forBrowser = (c: Context, next: () => Promise<void>, incoming: Incoming | undefined): Promise<void> =>
+    next().then(
+      () => (c.res.status < 400 ? undefined : heard(c, c.res, options).then(() => replace(c, browserError(c.res, isAgentError(c.error) ? c.error : undefined)))),
+      (error: unknown) => answerThrown(c, incoming, error, options, true),
+    );
   const proceed = (c: Context, next: () => Promise<void>, incoming: Incoming | undefined): Promise<Response | void> =>
-    isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }) ? forAgent(c, next, incoming) : forBrowser(c, next);
+    (isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }) ? forAgent : forBrowser)(c, next, incoming);
   return (c, next) => {
     // On @hono/node-server the node request is at hand: its URL and headers are read from it, not
     // through c.req, which Hono builds on first use (a route with one handler never needs it), nor
     // through request.headers, which would build a Headers per request.
     const incoming = incomingOf(c);
-    if (options.docs !== false && (incoming?.url ?? c.req.path).includes('/problems/')) return docsPage(c.req.raw, options).then((page) => page ?? proceed(c, next, incoming));
+    if (mayBeDocs(options, incoming?.url ?? c.req.path)) return docsPage(c.req.raw, options).then((page) => page ?? proceed(c, next, incoming));
     return proceed(c, next, incoming);
   };
 }
 
+/**
+ * Tells the site of a thrown error Hono's compose caught into `c.error` and answered with its error
+ * handler (`response`), once: not when that handler was Hono's own, which logged it already
+ * (console.error) and answered a plain 500; an app's own handler (app.onError) logs nothing of ours.
+ */
+async function heard(c: Context, response: Response, options: AgentFriendlyOptions): Promise<void> {
+  const error = c.error;
+  if (!error || isHttpException(error) || isAgentError(error)) return;
+  const hono = response.status === UNKNOWN_STATUS && response.headers.get('content-type') === 'text/plain; charset=UTF-8' && (await response.clone().text()) === UNKNOWN_STATUS_TEXT;
+  if (!hono || options.onError) report(error, options, (e) => console.error(e));
+}
 
 /** An agent's response once the app has answered: a success as it is, an error converted, a caught thrown error replaced. */
 function afterAgent(c: Context, incoming: Incoming | undefined, options: AgentFriendlyOptions): Response | void | Promise<void> {
@@ -79,8 +97,11 @@ function afterAgent(c: Context, incoming: Incoming | undefined, options: AgentFr
   // HTTPException's response is meant for callers, so it is converted like any error response;
   // for anything else that answer may carry the error's text, so it is replaced.
   if (c.error && !isHttpException(c.error)) {
-    void c.res.body?.cancel().catch(() => undefined);
-    return answerThrown(c, incoming, c.error, options);
+    const response = c.res;
+    return heard(c, response, options).then(() => {
+      void response.body?.cancel().catch(() => undefined);
+      answerThrown(c, incoming, c.error, options, false);
+    });
   }
   const answer = convertAnyResponse(c.res, factsOf(c, incoming, options), options);
   if (!(answer instanceof Promise)) return replace(c, answer);
@@ -94,39 +115,39 @@ function afterAgent(c: Context, incoming: Incoming | undefined, options: AgentFr
  * path for a route with one handler, as any middleware does. An agent gets a thrown AgentError
  * rendered, and any other thrown error (not an HTTPException) as the unknown-code error with a
  * generic message; a browser gets an AgentError's page, and for anything else Hono's own plain 500.
- * Every thrown error that is not an AgentError or an HTTPException goes to `onError` (else to
- * console.error, as Hono's handler logs it), never to a caller.
+ * Every thrown error that is not an AgentError or an HTTPException goes to `onError`, else to
+ * console.error, as Hono's own handler logs it; never to a caller.
  * @example app.onError(agentErrorHandlerHono()); export default { fetch: agentFriendlyFetch(app.fetch) };
  */
 export function agentErrorHandlerHono(options: AgentFriendlyOptions = {}): (error: Error, c: Context) => Response {
-  checkOptions(options);
+  checkOptions('agentErrorHandlerHono', options);
   return (error, c) => {
     // An HTTPException's response is meant for callers: out as it is, converted for an agent like any error response.
     if (isHttpException(error)) return (error as unknown as { getResponse(): Response }).getResponse();
-    const known = isAgentError(error);
-    if (!known) (options.onError ?? console.error)(error);
-    const incoming = incomingOf(c);
-    const f = factsOf(c, incoming, options);
-    if (!isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers })) {
-      // A browser's AgentError gets its page (an expected outcome, never logged); anything else Hono's plain 500.
-      if (known) return pageResponse(pageOf(error, options), f.method === 'HEAD');
-      return new Response(UNKNOWN_STATUS_TEXT, { status: UNKNOWN_STATUS, headers: { 'content-type': 'text/plain; charset=UTF-8' } });
-    }
-    // renderThrown hands a non-AgentError to onError itself: it has been heard above.
-    return renderedResponse(renderThrown(error, f.accept, f.base, {}), f.method);
+    return answer(error, honoAnswers(c, incomingOf(c), options, true), options) as Response;
   };
+}
+
+/**
+ * How Hono answers a thrown error (see answer): as a Fetch handler does, its request read from
+ * node's where @hono/node-server gives it, its failure Hono's plain 500 (PLAIN), its log console.error
+ * where `log` (where the middleware heard of the error already, none).
+ */
+function honoAnswers(c: Context, incoming: Incoming | undefined, options: AgentFriendlyOptions, log: boolean): Answers<Response> {
+  const answers = fetchAnswers(c.req.raw, options);
+  const { accept, base } = factsOf(c, incoming, options);
+  return { ...answers, agent: isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }), accept, base, log: log ? answers.log : undefined };
 }
 
 /** What the adapter needs to know of the request, read only when an error is answered (no closure per request). */
 function factsOf(c: Context, incoming: Incoming | undefined, options: AgentFriendlyOptions): RequestFacts {
   const request = c.req.raw;
   return incoming
-    ? { method: request.method, accept: (incoming.headers.accept as string | undefined) ?? null, base: options.base ?? originOf(incoming.headers, Boolean(incoming.socket?.encrypted)) }
+    ? { method: request.method, accept: (incoming.headers.accept as string | undefined) ?? null, base: baseOf(options, incoming.headers.host, Boolean(incoming.socket?.encrypted)) }
     : { method: request.method, accept: request.headers.get('accept'), base: fetchBase(request, options) };
 }
 
-/** Replaces the response with this contract's answer to a thrown error. */
-function answerThrown(c: Context, incoming: Incoming | undefined, error: unknown, options: AgentFriendlyOptions): void {
-  const f = factsOf(c, incoming, options);
-  replace(c, renderedResponse(renderThrown(error, f.accept, f.base, options), f.method));
+/** Replaces the response with this contract's answer to a thrown error, told to the site first where `log`. */
+function answerThrown(c: Context, incoming: Incoming | undefined, error: unknown, options: AgentFriendlyOptions, log: boolean): void {
+  replace(c, answer(error, honoAnswers(c, incoming, options, log), options) as Response);
 }

@@ -4,23 +4,11 @@
 // through Nest's HTTP adapter, so neither platform is loaded here. The repository compiles without
 // experimentalDecorators, so Nest's decorators are applied as the functions they are.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Catch, Inject, Module, type ArgumentsHost, type DynamicModule, type ExceptionFilter, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Catch, Inject, IntrinsicException, Logger, Module, type ArgumentsHost, type DynamicModule, type ExceptionFilter, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, HttpAdapterHost } from '@nestjs/core';
 import { UNKNOWN_STATUS } from '../core/catalog.js';
-import { isAgentError } from './agent-error.js';
-import {
-  checkOptions,
-  convertAppError,
-  docsResponse,
-  ENTITY_HEADERS,
-  isAgentRequest,
-  originOf,
-  pageOf,
-  renderThrown,
-  varyAccept,
-  type AgentFriendlyOptions,
-  type Rendered,
-} from './friendly.js';
+import { baseOf, convertAppError, docsResponse, ENTITY_HEADERS, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions, type Rendered } from './friendly.js';
+import { answer, checkOptions, mayBeDocs, type Answers } from './policy.js';
 
 /** The text of Nest's own 500 body, as its BaseExceptionFilter sends it. */
 const NEST_UNKNOWN = 'Internal server error';
@@ -79,9 +67,7 @@ const NO_HEADERS: ReadonlySet<string> = new Set();
 
 /** Sends a rendered answer in place of whatever the app had begun, without the app's headers of `drop`, through Nest's HTTP adapter. */
 function send({ adapter, response }: Reply, { status, headers, body }: Rendered, drop: ReadonlySet<string>): void {
-  for (const name of drop) if (!Object.hasOwn(headers, name) && response.getHeader(name) !== undefined) response.removeHeader(name);
-  for (const [name, value] of Object.entries(headers)) adapter.setHeader(response, name, value);
-  adapter.setHeader(response, 'content-length', String(Buffer.byteLength(body)));
+  writeHeaders(headers, body, drop, (name, value) => adapter.setHeader(response, name, value), (name) => response.getHeader(name) !== undefined && response.removeHeader(name));
   // A Fastify reply sends a Buffer as it is (a string would get a charset added to its type); on
   // Express, whose send adds one either way, the body goes out through the node response's own end.
   if (response.raw !== undefined) return void adapter.reply(response, Buffer.from(body), status);
@@ -89,20 +75,29 @@ function send({ adapter, response }: Reply, { status, headers, body }: Rendered,
   adapter.end(response, body);
 }
 
+/** Nest's own log of a failure, as its BaseExceptionFilter writes it: its Logger, in the context ExceptionsHandler, none for an IntrinsicException. */
+const LOGGER = new Logger('ExceptionsHandler');
+
 /**
  * The global exception filter: `@Catch()` of everything. Agents get this contract for every
  * exception: a thrown AgentError as it is; an HttpException (a ValidationPipe failure among them)
  * read through fromResponse, as the catalog code for it; anything else the unknown-code error, with
- * a generic message, the exception handed to `onError`. A browser gets Nest's own JSON for an
- * HttpException, the catalog's page for an AgentError, and Nest's generic 500 for anything else.
- * Registered by AgentErrorsModule.forRoot, or `app.useGlobalFilters(new AgentErrorsFilter(options, app.get(HttpAdapterHost)))`.
+ * a generic message. A browser gets Nest's own JSON for an HttpException, the catalog's page for an
+ * AgentError, and Nest's generic 500 for anything else. Every exception but an AgentError and a
+ * client error (an HttpException or a platform's error of 4xx) goes to `onError`, else to Nest's
+ * Logger, as Nest's BaseExceptionFilter logs it.
+ * Registered by AgentErrorsModule.forRoot, or `app.useGlobalFilters(new AgentErrorsFilter(options, app.get(HttpAdapterHost)))`:
+ * Nest gives a filter made with `new` no HttpAdapterHost of its own, so one made without it is refused.
  */
 export class AgentErrorsFilter implements ExceptionFilter {
   constructor(
     private readonly options: AgentFriendlyOptions = {},
     private readonly adapterHost?: HttpAdapterHost,
   ) {
-    checkOptions(options);
+    checkOptions('AgentErrorsFilter', options);
+    if (typeof adapterHost?.httpAdapter !== 'object') {
+      throw new TypeError('AgentErrorsFilter: needs the app\'s HttpAdapterHost: new AgentErrorsFilter(options, app.get(HttpAdapterHost)), or import AgentErrorsModule.forRoot(options)');
+    }
   }
 
   catch(exception: unknown, host: ArgumentsHost): void | Promise<void> {
@@ -111,24 +106,18 @@ export class AgentErrorsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<PlatformRequest>();
     const response = http.getResponse<PlatformResponse>();
-    const adapter = this.adapterHost?.httpAdapter;
-    if (adapter === undefined) throw new TypeError('AgentErrorsFilter: Nest HttpAdapterHost is required (use AgentErrorsModule.forRoot, or pass app.get(HttpAdapterHost))');
+    const adapter = this.adapterHost!.httpAdapter;
     const { options } = this;
-    if (adapter.isHeadersSent(response)) {
-      // Too late to answer: the response is cut off; the site still hears of the error.
-      if (!isAgentError(exception)) options.onError?.(exception);
-      return void adapter.end(response);
-    }
-    const reply: Reply = { adapter, request, response, base: options.base ?? originOf(request.headers, request.protocol === 'https') };
+    const reply: Reply = { adapter, request, response, base: baseOf(options, request.headers.host, request.protocol === 'https') };
     // The documentation pages are no route of the app's: Nest's 404 for one of their paths serves the page instead.
     const path = String(adapter.getRequestUrl?.(request) ?? '').split('?', 1)[0]!;
-    if (options.docs === false || !path.includes('/problems/') || !isHttpException(exception) || exception.getStatus() !== 404) return this.answer(exception, reply);
+    if (!mayBeDocs(options, path) || !isHttpException(exception) || exception.getStatus() !== 404 || adapter.isHeadersSent(response)) return this.answer(exception, reply);
     return docsResponse(String(adapter.getRequestMethod?.(request) ?? 'GET'), path, request.headers, options, reply.base).then((page) =>
       page === null ? this.answer(exception, reply) : send(reply, page, NO_HEADERS),
     );
   }
 
-  /** Answers an exception: in this contract for an agent; as Nest would, or as the catalog's page of an AgentError, for a browser. */
+  /** Answers an exception (see answer): in this contract for an agent; as Nest would, or as the catalog's page of an AgentError, for a browser. */
   private answer(exception: unknown, reply: Reply): void | Promise<void> {
     const { options } = this;
     const { adapter, request, response, base } = reply;
@@ -139,30 +128,31 @@ export class AgentErrorsFilter implements ExceptionFilter {
       adapter.setHeader(response, 'vary', varyAccept(response.getHeader('vary')));
       adapter.reply(response, body, status);
     };
-
-    if (isAgentError(exception)) {
-      // An expected outcome, not a failure: nothing logs it and onError does not hear of it.
-      if (agent) return send(reply, exception.render(accept, base), ENTITY_HEADERS);
-      const page = pageOf(exception, options, response.getHeader('vary'));
-      return page.body.then((body) => send(reply, { ...page, body }, ENTITY_HEADERS));
-    }
-    const client = isHttpException(exception) ? null : clientStatus(exception);
-    if (isHttpException(exception) || client !== null) {
-      const status = isHttpException(exception) ? exception.getStatus() : client!;
-      const body = isHttpException(exception) ? nestBody(exception) : { statusCode: status, message: (exception as Error).message };
-      // A server error an HttpException names is a failure all the same: the site hears of it.
-      if (status >= 500) options.onError?.(exception);
-      if (!agent) return sendNest(body, status);
-      // Nest's own JSON, read as any app's error body is: a ValidationPipe's list of sentences names the fields.
-      const text = JSON.stringify(body);
-      const converted = convertAppError({ status, headers: { 'content-type': 'application/json' }, body: text }, accept, base, options.retryAfter);
-      if (converted === null) return send(reply, { status, headers: { 'content-type': 'application/json', vary: 'Accept' }, body: text }, ENTITY_HEADERS);
-      return send(reply, { status: converted.status, headers: converted.set, body: converted.body }, converted.drop);
-    }
-    if (agent) return send(reply, renderThrown(exception, accept, base, options), ENTITY_HEADERS);
-    options.onError?.(exception);
-    // Nest's own 500 body, which never shows the exception's message.
-    sendNest({ statusCode: UNKNOWN_STATUS, message: NEST_UNKNOWN }, UNKNOWN_STATUS);
+    const http = isHttpException(exception);
+    const status = http ? exception.getStatus() : clientStatus(exception);
+    const a: Answers<void> = {
+      agent,
+      accept,
+      base,
+      log: (error) => error instanceof IntrinsicException || LOGGER.error(error),
+      sent: adapter.isHeadersSent(response),
+      cut: () => adapter.end(response),
+      send: (rendered) => send(reply, rendered, ENTITY_HEADERS),
+      vary: response.getHeader('vary'),
+      status,
+      own: () => {
+        const body = http ? nestBody(exception) : { statusCode: status, message: (exception as Error).message };
+        if (!agent) return sendNest(body, status!);
+        // Nest's own JSON, read as any app's error body is: a ValidationPipe's list of sentences names the fields.
+        const text = JSON.stringify(body);
+        const converted = convertAppError({ status: status!, headers: { 'content-type': 'application/json' }, body: text }, accept, base, options.retryAfter);
+        if (converted === null) return send(reply, { status: status!, headers: { 'content-type': 'application/json', vary: 'Accept' }, body: text }, ENTITY_HEADERS);
+        send(reply, { status: converted.status, headers: converted.set, body: converted.body }, converted.drop);
+      },
+      // Nest's own 500 body, which never shows the exception's message.
+      failed: () => sendNest({ statusCode: UNKNOWN_STATUS, message: NEST_UNKNOWN }, UNKNOWN_STATUS),
+    };
+    return answer(exception, a, options);
   }
 }
 Catch()(AgentErrorsFilter);
@@ -173,7 +163,7 @@ Catch()(AgentErrorsFilter);
  * at its end; a browser's gets Accept in its Vary. The filter serves the documentation pages, which no route of the app's matches.
  */
 export function agentErrorsMiddleware(options: AgentFriendlyOptions = {}) {
-  checkOptions(options);
+  checkOptions('agentErrorsMiddleware', options);
   // node.ts is loaded with the first request rather than with the app: it keeps the filter, which
   // every Nest app of the site loads, within its size budget.
   let capture: typeof import('./node.js').captureErrors | undefined;
@@ -202,7 +192,7 @@ export class AgentErrorsModule implements NestModule {
   constructor(private readonly options: AgentFriendlyOptions = {}) {}
 
   static forRoot(options: AgentFriendlyOptions = {}): DynamicModule {
-    checkOptions(options);
+    checkOptions('AgentErrorsModule.forRoot', options);
     return {
       module: AgentErrorsModule,
       providers: [

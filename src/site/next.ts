@@ -3,9 +3,9 @@
 // (notFound(), redirect() and the rendering signals) pass through untouched, and any other thrown
 // error becomes a generic 500 for everyone. Nothing is imported from 'next', not even its types, so
 // this entry loads without Next and fits Next 15 and 16 alike.
-import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import { agentFriendlyFetch } from './fetch.js';
-import { varyAccept, type AgentFriendlyOptions } from './friendly.js';
+import { isHost, type AgentFriendlyOptions } from './friendly.js';
+import { checkOptions } from './policy.js';
 
 /** A route handler as Next calls it: a NextRequest (a Request) and `{ params: Promise<...> }`. */
 export type RouteHandler<R extends Request = Request, C = unknown> = (request: R, context: C) => Response | Promise<Response>;
@@ -41,8 +41,8 @@ export function isNextControlFlow(error: unknown): boolean {
 function asServed(request: Request, options: AgentFriendlyOptions): Request {
   if (options.base !== undefined) return request;
   const host = request.headers.get('host');
-  // A Host with anything but host[:port] characters is not reflected into a URI, as originOf keeps it out.
-  if (host === null || !/^[A-Za-z0-9.\-[\]:]+$/.test(host)) return request;
+  // A Host with anything but host[:port] characters is not reflected into a URI, as baseOf keeps it out.
+  if (!isHost(host)) return request;
   return { url: request.url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*/i, `$1${host}`), method: request.method, headers: request.headers } as Request;
 }
 
@@ -66,11 +66,12 @@ function hold(error: unknown, held: Held): Response {
  * a generic message. A browser gets the handler's Responses as they are (an error's with Accept in its
  * Vary), a thrown AgentError's page from the catalog (its status, Retry-After, Vary: Accept), and a
  * plain 500 for any other thrown error. Every thrown error that is not an AgentError goes to
- * `onError`, never to a caller. Next's control-flow errors (notFound(), redirect(), ...) are
+ * `onError`, else to console.error (where Next logs a failed handler), never to a caller. Next's control-flow errors (notFound(), redirect(), ...) are
  * re-thrown untouched, for Next to answer as it would without the wrapper.
  * @example export const GET = withAgentErrors(async (request, { params }) => Response.json(await find((await params).id)));
  */
 export function withAgentErrors<R extends Request, C>(handler: RouteHandler<R, C>, options: AgentFriendlyOptions = {}): (request: R, context: C) => Promise<Response> {
+  checkOptions('withAgentErrors', options);
   // The handler gets Next's own request, passed alongside the one agentFriendlyFetch reads.
   const friendly = agentFriendlyFetch<[C, Held, R]>((_served, context, held, request) => {
     let result: Response | Promise<Response>;
@@ -83,18 +84,9 @@ export function withAgentErrors<R extends Request, C>(handler: RouteHandler<R, C
   }, options);
   return async (request, context) => {
     const held: Held = { thrown: false };
-    let response: Response;
-    try {
-      response = await friendly(asServed(request, options), context, held, request);
-    } catch (error) {
-      // What agentFriendlyFetch lets through: a browser's error that is no AgentError, or Next's
-      // signal from reading the request's headers (a static prerender), which Next must get back.
-      if (isNextControlFlow(error)) throw error;
-      options.onError?.(error);
-      // Never the error's message: a plain 500, as Next's own for a failed handler carries nothing.
-      const body = request.method === 'HEAD' ? null : UNKNOWN_STATUS_TEXT;
-      return new Response(body, { status: UNKNOWN_STATUS, headers: { 'content-type': 'text/plain; charset=utf-8', vary: varyAccept(null) } });
-    }
+    // What agentFriendlyFetch lets out (Next's signal from reading the request's headers, in a static
+    // prerender) goes back to Next as it came.
+    const response = await friendly(asServed(request, options), context, held, request);
     if (held.thrown) throw held.error;
     return response;
   };
@@ -107,6 +99,7 @@ export function withAgentErrors<R extends Request, C>(handler: RouteHandler<R, C
  * type URIs the site sends (its path prefix, when it has one, in front of /problems/).
  */
 export function agentErrorsDocs(options: AgentFriendlyOptions = {}): (request: Request) => Promise<Response> {
+  checkOptions('agentErrorsDocs', options);
   const notFound = (): Response => new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   const handler = withAgentErrors<Request, unknown>(notFound, { ...options, docs: true });
   return (request) => handler(request, undefined);

@@ -1,40 +1,22 @@
 // AgentFriendly for node:http (and Express, which runs on it): captures an app's error response
 // for an agent, converts it, and lets every other response through untouched and unbuffered.
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { isAgentError, type AgentError } from './agent-error.js';
-import {
-  checkOptions,
-  convertAppError,
-  DEFAULT_BUFFER_BYTES,
-  ENTITY_HEADERS,
-  docsResponse,
-  isAgentRequest,
-  originOf,
-  pageOf,
-  renderThrown,
-  varyAccept,
-  type AgentFriendlyOptions,
-  type Rendered,
-} from './friendly.js';
+import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, ENTITY_HEADERS, docsResponse, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions, type Rendered } from './friendly.js';
+import { answer, checkOptions, mayBeDocs, type Answers } from './policy.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => unknown;
 type Callback = (error?: Error | null) => void;
 
-/** The base problem type URIs use for this request. */
-export function baseFor(req: IncomingMessage, options: AgentFriendlyOptions): string {
-  return options.base ?? originOf(req.headers, Boolean((req.socket as { encrypted?: boolean }).encrypted));
-}
+/** The base problem type URIs use for this request (baseOf). */
+const baseFor = (req: IncomingMessage, options: AgentFriendlyOptions): string => baseOf(options, req.headers.host, Boolean((req.socket as { encrypted?: boolean }).encrypted));
 
 /**
- * Sets `set` and the Content-Length of `body` on a response, and removes the headers of `drop` the
- * app set (`present`) that neither overwrites. Overwritten rather than removed where it can: a
- * removal deletes a property of the response's header object, which makes every function of
- * node's that reads such objects slower, for every response after it.
+ * Writes `headers` and the Content-Length of `body` on a response (writeHeaders), removing only the
+ * headers of `drop` the app set (`present`): a removal deletes a property of the response's header
+ * object, which makes every function of node's that reads such objects slower.
  */
-function replaceHeaders(res: ServerResponse, present: object, drop: ReadonlySet<string>, set: Readonly<Record<string, string>>, body: string): void {
-  for (const [name, value] of Object.entries(set)) res.setHeader(name, value);
-  res.setHeader('content-length', String(Buffer.byteLength(body)));
-  for (const name in present) if (drop.has(name) && name !== 'content-length' && !Object.hasOwn(set, name)) res.removeHeader(name);
+function replaceHeaders(res: ServerResponse, present: object, drop: ReadonlySet<string>, headers: Readonly<Record<string, string>>, body: string): void {
+  writeHeaders(headers, body, drop, (name, value) => res.setHeader(name, value), (name) => name in present && res.removeHeader(name));
 }
 
 const NO_HEADERS: ReadonlySet<string> = new Set();
@@ -44,11 +26,6 @@ export function sendRendered(req: IncomingMessage, res: ServerResponse, rendered
   res.statusCode = rendered.status;
   replaceHeaders(res, res.getHeaders(), drop, rendered.headers, rendered.body);
   res.end(req.method === 'HEAD' ? undefined : rendered.body);
-}
-
-/** Whether a request could be for a documentation page at all: a cheap test before the real one. */
-export function mayBeDocs(req: IncomingMessage, options: AgentFriendlyOptions): boolean {
-  return options.docs !== false && (req.url ?? '').includes('/problems/');
 }
 
 /** Serves a documentation page when the request asks for one; true when it did. */
@@ -332,28 +309,29 @@ function watchResponse(req: IncomingMessage, res: ServerResponse, options: Agent
 }
 
 /**
- * Answers a thrown error, unless the response has already begun (then it is cut off, as node would).
- * An agent gets it in this contract. A browser's AgentError (`page`, the error itself) gets its page
- * once rendered: its status, Retry-After and an HTML page from the catalog, Accept merged into the
- * Vary the app set. An AgentError is an expected outcome, not a failure: nothing is logged, and
- * onError does not hear of it.
+ * How a node response answers a thrown error (see answer): node's own log is console.error, a begun
+ * response is cut off as node would, and an answer replaces whatever the app had begun: an error
+ * page held for an agent is dropped, and so are the headers it set for that page's body (a
+ * Content-Encoding would garble this one).
  */
-export function answerThrown(req: IncomingMessage, res: ServerResponse, error: unknown, options: AgentFriendlyOptions, page?: AgentError): void {
-  if (res.headersSent) {
-    if (!isAgentError(error)) options.onError?.(error);
-    res.destroy();
-    return;
-  }
-  // The thrown error is the answer: an error page the app had begun (held for an agent) is dropped,
-  // and so are the headers it set for that page's body (a Content-Encoding would garble ours).
-  const capture = captureOf(res);
-  if (capture !== undefined) {
-    capture.letThrough(res);
-    capture.chunks.length = 0;
-  }
-  if (!page) return sendRendered(req, res, renderThrown(error, req.headers.accept ?? null, baseFor(req, options), options), ENTITY_HEADERS);
-  const answer = pageOf(page, options, res.getHeader('vary'));
-  void answer.body.then((body) => sendRendered(req, res, { ...answer, body }, ENTITY_HEADERS));
+export function nodeAnswers(req: IncomingMessage, res: ServerResponse, options: AgentFriendlyOptions): Answers<void> {
+  return {
+    agent: isAgentRequest(req),
+    accept: req.headers.accept ?? null,
+    base: baseFor(req, options),
+    log: (error) => console.error(error),
+    sent: res.headersSent,
+    cut: () => void res.destroy(),
+    vary: res.getHeader('vary'),
+    send: (rendered) => {
+      const capture = captureOf(res);
+      if (capture !== undefined) {
+        capture.letThrough(res);
+        capture.chunks.length = 0;
+      }
+      sendRendered(req, res, rendered, ENTITY_HEADERS);
+    },
+  };
 }
 
 /** Servers given a response class of their own, or found without one to swap. */
@@ -378,19 +356,27 @@ function giveOwnClass(req: IncomingMessage, res: ServerResponse): void {
 
 /**
  * Wraps a node:http request listener: agents get this contract for the app's error responses and
- * thrown errors; browsers get the app's own pages, byte for byte. After the first request, the
+ * thrown errors; browsers get the app's own pages, byte for byte, and a thrown AgentError's page;
+ * any other thrown error goes to onError, else to console.error, and then, for a browser, on to
+ * the server as it would without the wrapper (its last resort answers it). After the first request, the
  * server's responses are of a class of its own whose prototype carries the wrappers (see
  * giveOwnClass); node's own ServerResponse.prototype is never changed.
  * @example http.createServer(agentFriendly(app)).listen(3000);
  */
 export function agentFriendly(handler: Listener, options: AgentFriendlyOptions = {}): Listener {
-  checkOptions(options);
-  /** A thrown error or a rejection: an agent's is answered, and a browser's AgentError; any other leaves as it would without the wrapper. */
-  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
-    if (isAgentRequest(req)) return answerThrown(req, res, error, options);
-    if (!isAgentError(error)) throw error;
-    answerThrown(req, res, error, options, error);
-  };
+  checkOptions('agentFriendly', options);
+  // A browser's failure goes on to the server's own last resort, as it would without the wrapper (told to the site first).
+  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): unknown =>
+    answer(
+      error,
+      {
+        ...nodeAnswers(req, res, options),
+        failed: () => {
+          throw error;
+        },
+      },
+      options,
+    );
   const handle = (req: IncomingMessage, res: ServerResponse): unknown => {
     giveOwnClass(req, res);
     captureErrors(req, res, options, true);
@@ -404,7 +390,7 @@ export function agentFriendly(handler: Listener, options: AgentFriendlyOptions =
     }
   };
   return (req, res) => {
-    if (!mayBeDocs(req, options)) return handle(req, res);
+    if (!mayBeDocs(options, req.url ?? '')) return handle(req, res);
     return serveDocs(req, res, options).then((served) => (served ? undefined : handle(req, res)));
   };
 }

@@ -164,7 +164,7 @@ describe('agentGot and the store', () => {
 
   it('decodes a compressed error body itself, bounded: a gzip envelope is waited out, and one handed back reaches the caller decoded', async () => {
     const envelope = (seconds: number) => JSON.stringify({ error: { code: 'temporarily_unavailable', message: 'Down for a moment', field: null, retry: 'after_delay', retry_after: seconds } });
-    const gzipped = (seconds: number): Answer => ({ status: 503, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(envelope(seconds)) });
+    const gzipped = (seconds: number): Answer => ({ status: 503, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(envelope(seconds)) as unknown as string });
     expect(await run(plugin(), (slept) => (slept >= 2000 ? OK : gzipped(2)))).toEqual({ calls: 2, status: 200, delays: [2000] });
     const server = await serve((_req, res) => void res.writeHead(503, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(gzipSync(envelope(120))));
     servers.push(server);

@@ -63,9 +63,15 @@ export type Route = PageRoute | StreamRoute | ThrowRoute;
 /** What the setups build: the routes, the adapter's options, and whether the app has an error page of its own. */
 export interface SiteSpec {
   readonly routes: readonly Route[];
+  /** The adapter's options; a misconfiguration row gives values of the wrong kind on purpose, which the adapter must refuse as it is made. */
   readonly options: AgentFriendlyOptions;
   /** The app renders its own error page (APP_PAGE, with status 500) for every thrown error, where its framework lets it. */
   readonly ownPage: boolean;
+  /**
+   * Where the framework's own logger writes its errors, for a setup whose log is not console.error
+   * (Fastify's logger, Nest's Logger): each call's arguments. console.error is captured by the test.
+   */
+  readonly log: (...args: unknown[]) => void;
 }
 
 /** A site running on loopback. */
@@ -76,6 +82,9 @@ export interface Site {
 
 /** The error page of an app that has one: the same for every error, and sent with a status of its own choosing. */
 export const APP_PAGE = '<!doctype html><title>Shop error</title><h1>Sorry, that did not work</h1>';
+
+/** The message of /bug's plain Error, which the site's log must show (its message and stack, not a 500 stand-in). */
+export const REAL_BUG = 'the real bug';
 
 /** The message of /gone's AgentError: markup and quotes a page must escape. */
 export const GONE_MESSAGE = 'Sold <b>out</b> & "gone"';
@@ -101,6 +110,7 @@ export const ROUTES: readonly Route[] = [
   { path: '/fix', kind: 'throw', error: () => agentError('missing_field', { field: 'currency' }) },
   { path: '/gone', kind: 'throw', error: () => agentError('out_of_stock', { message: GONE_MESSAGE }) },
   { path: '/boom', kind: 'throw', error: () => new TypeError('secret db password') },
+  { path: '/bug', kind: 'throw', error: () => new Error(REAL_BUG) },
 ];
 
 const routeAt = (routes: readonly Route[], url: string): Route | undefined => routes.find((route) => route.path === url.split('?', 1)[0]);
@@ -177,9 +187,11 @@ function nestModule(routes: readonly Route[], imports: DynamicModule[]): object 
   return AppModule;
 }
 
-/** A Nest app of the routes on a platform, listening on loopback. */
-async function startNest(routes: readonly Route[], options: AgentFriendlyOptions, platform: ExpressAdapter | FastifyAdapter): Promise<Site> {
-  const app = await NestFactory.create(nestModule(routes, [AgentErrorsModule.forRoot(options)]) as never, platform, { logger: false, forceCloseConnections: true });
+/** A Nest app of the routes on a platform, listening on loopback, its Logger's errors going to `log` (Nest's other messages to nothing). */
+async function startNest({ routes, options, log }: SiteSpec, platform: ExpressAdapter | FastifyAdapter): Promise<Site> {
+  const quiet = () => undefined;
+  const logger = { log: quiet, warn: quiet, debug: quiet, verbose: quiet, fatal: quiet, error: log };
+  const app = await NestFactory.create(nestModule(routes, [AgentErrorsModule.forRoot(options)]) as never, platform, { logger, forceCloseConnections: true });
   await app.listen(0, '127.0.0.1');
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
@@ -220,6 +232,8 @@ const ADAPTERS: readonly Adapter[] = [
     ownPage: true,
     async start({ routes, options, ownPage }) {
       const app = express();
+      // Express logs a failure (its final handler's console.error) in any env but 'test', which vitest sets.
+      app.set('env', 'production');
       app.use(agentFriendlyExpress(options));
       for (const route of routes) {
         app.get(route.path, (_req, res) => {
@@ -240,8 +254,11 @@ const ADAPTERS: readonly Adapter[] = [
   {
     name: 'Fastify',
     ownPage: true,
-    async start({ routes, options, ownPage }) {
-      const app = Fastify();
+    async start({ routes, options, ownPage, log }) {
+      // Fastify's logger, its errors going to `log` (a request's own lines are left out).
+      const quiet = () => undefined;
+      const logger = { level: 'info', info: quiet, warn: quiet, debug: quiet, trace: quiet, fatal: quiet, error: log, child: () => logger };
+      const app = Fastify({ loggerInstance: logger as never, disableRequestLogging: true });
       await app.register(agentFriendlyFastify, options);
       // The app's routes in a scope of their own, with its error handler there when it has one, as a Fastify app sets one.
       await app.register(async (scope) => {
@@ -308,11 +325,11 @@ const ADAPTERS: readonly Adapter[] = [
   },
   {
     name: 'NestJS, Express platform',
-    start: ({ routes, options }) => startNest(routes, options, new ExpressAdapter()),
+    start: (spec) => startNest(spec, new ExpressAdapter()),
   },
   {
     name: 'NestJS, Fastify platform',
-    start: ({ routes, options }) => startNest(routes, options, new FastifyAdapter()),
+    start: (spec) => startNest(spec, new FastifyAdapter()),
   },
 ];
 
@@ -331,8 +348,10 @@ export interface Running {
   readonly get: (path: string, headers: Record<string, string>, method?: string) => Promise<Response>;
   /** What onError was handed. */
   readonly heard: readonly unknown[];
-  /** What console.error was called with, a list of arguments per call. */
+  /** What the setup's log was given (console.error, and the framework's own logger: SiteSpec.log), a list of arguments per call. */
   readonly logged: () => readonly (readonly unknown[])[];
+  /** The same setup made again (its routes, its own page or not) with other options: the site, which the case closes, or what its set-up failed with. */
+  readonly start: (options: Record<string, unknown>) => Promise<Site>;
 }
 
 export interface Case {
@@ -351,6 +370,22 @@ function expectVaried(res: Response, ...also: string[]): void {
 /** An agent's answer that keeps the whole contract (status, content type, body, Retry-After, violations). */
 async function expectContract(res: Response, code?: string): Promise<void> {
   await expect(res).toSatisfyAgentContract(code === undefined ? {} : { code: code as never });
+}
+
+/** Everything a log entry shows: an Error's stack, an object's values, anything else as text. */
+const shown = (value: unknown): string =>
+  value instanceof Error ? (value.stack ?? value.message) : typeof value === 'object' && value !== null ? Object.values(value).map(shown).join(' ') : String(value);
+
+/** Lets what a framework logs after its answer (Express's final handler logs on setImmediate) be logged. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 10));
+
+/** What a case asks a site started for it, closed after. */
+async function using(site: Site, use: (get: (path: string, headers: Record<string, string>) => Promise<Response>) => Promise<void>): Promise<void> {
+  try {
+    await use((path, headers) => fetch(`${site.url}${path}`, { headers }));
+  } finally {
+    await site.close();
+  }
 }
 
 /** A stack trace, in any of the shapes a page could show one. */
@@ -525,11 +560,62 @@ export const CASES: readonly Case[] = [
         await expectNoLeak(res);
       }
       for (const headers of [BROWSER, ANY]) expect(await expectNoLeak(await get('/boom', headers))).not.toMatch(STACK);
-      expect(heard.slice(before).filter((e) => e instanceof TypeError && e.message === 'secret db password').length).toBeGreaterThanOrEqual(3);
+      // Once a request, an agent's and a browser's alike.
+      expect(heard.slice(before).filter((e) => e instanceof TypeError && e.message === 'secret db password')).toHaveLength(5);
     },
   },
   {
-    name: 'a thrown AgentError is an expected outcome: neither onError nor console.error hears of it',
+    name: "a thrown Error reaches onError exactly once, for a browser and for an agent alike, as itself",
+    async run({ get, heard }) {
+      for (const headers of [AGENT, BROWSER, PROBLEM, ANY]) {
+        const before = heard.length;
+        await (await get('/bug', headers)).arrayBuffer();
+        await settle();
+        expect(heard.slice(before)).toEqual([expect.objectContaining({ message: REAL_BUG })]);
+      }
+    },
+  },
+  {
+    name: "without onError, a thrown Error goes to the framework's own log exactly once, with its message and stack, for a browser and for an agent; an AgentError to no log",
+    async run({ start, logged }) {
+      await using(await start({}), async (get) => {
+        for (const headers of [AGENT, BROWSER]) {
+          const before = logged().length;
+          await (await get('/bug', headers)).arrayBuffer();
+          await settle();
+          const entries = logged().slice(before);
+          expect(entries).toHaveLength(1);
+          expect(shown(entries[0])).toContain(REAL_BUG);
+          expect(shown(entries[0])).toMatch(/\n\s*at /);
+        }
+        const before = logged().length;
+        for (const path of ['/slow-down', '/fix', '/gone']) for (const headers of [AGENT, BROWSER]) await (await get(path, headers)).arrayBuffer();
+        await settle();
+        expect(logged().slice(before)).toEqual([]);
+      });
+    },
+  },
+  {
+    name: "a misconfiguration fails at set-up, never on a request: a TypeError naming the function called, the option, what it takes and the value received (onError: 'log', base: 'not a url', an unknown retryAfter)",
+    async run({ start }) {
+      const refusals: [Record<string, unknown>, RegExp][] = [
+        [{ onError: 'log' }, /^\w[\w.]*: onError must be a function \(got "log"\)$/],
+        [{ base: 'not a url' }, /^\w[\w.]*: base must be an absolute http or https URL\b.* \(got "not a url"\)$/],
+        [{ retryAfter: '30' }, /^\w[\w.]*: retryAfter must be a whole, non-negative number of seconds\b.* \(got "30"\)$/],
+        [{ retryAfter: { seconds: 30 } }, /^\w[\w.]*: retryAfter must be .* \(got {"seconds":30}\)$/],
+      ];
+      for (const [options, message] of refusals) {
+        const outcome = await start(options).then(
+          (site) => site.close().then(() => 'started'),
+          (error: unknown) => error,
+        );
+        expect(outcome).toBeInstanceOf(TypeError);
+        expect((outcome as Error).message).toMatch(message);
+      }
+    },
+  },
+  {
+    name: 'a thrown AgentError is an expected outcome: neither onError nor the log hears of it',
     async run({ get, heard, logged }) {
       for (const path of ['/slow-down', '/fix', '/gone']) for (const headers of [AGENT, PROBLEM, BROWSER]) await (await get(path, headers)).arrayBuffer();
       expect(heard.filter(isAgentError)).toEqual([]);

@@ -44,6 +44,23 @@ describe('agentError at run time', () => {
     expect(build).toThrow(message);
   });
 
+  // The whole message: the builder the user called, the value's name, what it takes, and the value, quoted.
+  const messages: [() => unknown, string][] = [
+    [() => (agentError as (c: string) => unknown)('no_such_code'), `agentError("no_such_code"): the catalog has no such code; a site's own code is built with siteError(code, { status, retry })`],
+    [() => agentError('rate_limited', { retryAfter: '30' as never }), 'agentError("rate_limited"): retryAfter must be a whole, non-negative number of seconds, as Retry-After is (got "30")'],
+    [() => agentError('rate_limited', { retryAfter: 1.5 }), 'agentError("rate_limited"): retryAfter must be a whole, non-negative number of seconds, as Retry-After is (got 1.5)'],
+    [() => agentError('missing_field', { field: 42 as never }), 'agentError("missing_field"): field must be a non-empty string (got 42)'],
+    [() => siteError('coupon_expired', { status: 200, retry: 'refetch' }), 'siteError("coupon_expired"): status must be an HTTP error status, 400 to 599 (got 200)'],
+    [() => siteError('coupon_expired', { status: '409' as never, retry: 'refetch' }), 'siteError("coupon_expired"): status must be an HTTP error status, 400 to 599 (got "409")'],
+    [() => siteError('coupon_expired', { status: 409, retry: 'later' as never }), `siteError("coupon_expired"): retry must be one of ${Object.keys(RETRY_WORDS).join(', ')} (got "later")`],
+    [() => siteError('coupon_expired', { status: 409, retry: 'refetch', message: ' ' }), 'siteError("coupon_expired"): message must be a non-empty string (got " ")'],
+    [() => siteError('not_found' as never, { status: 404, retry: 'no' }), 'siteError("not_found"): the catalog has this code; use agentError'],
+  ];
+  it.each(messages)('says what the builder the user called refused, quoting the value: %#', (build, message) => {
+    expect(build).toThrow(TypeError);
+    expect(build).toThrow(new TypeError(message));
+  });
+
   it('renders only the members a field error has, and a delay of -0 as 0', () => {
     const extra = { field: 'email', code: 'too_long', message: 'Too long', path: ['email'] };
     const e = agentError('invalid_input', { field: 'email', errors: [extra] });

@@ -51,7 +51,7 @@ describe('a thrown rate_limited AgentError, in Chromium, on every adapter', () =
   afterAll(() => page?.close());
 
   it.each(SETUPS)('$label: a 429 HTML page with Retry-After and Vary: Accept, and no stack', async (setup) => {
-    const site = await setup.start({ routes: ROUTES, options: {}, ownPage: setup.ownPage });
+    const site = await setup.start({ routes: ROUTES, options: {}, ownPage: setup.ownPage, log: () => undefined });
     try {
       const response = await page.goto(`${site.url}/slow-down`);
       expect(response?.status()).toBe(429);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { validateProblem } from '../../src/index.js';
 import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendly } from '../../src/site/node.js';
@@ -302,5 +302,31 @@ describe('AgentFriendly on node:http', () => {
     const browser = await get('/x', BROWSER, plain.url);
     expect(await browser.text()).toBe('Not found');
     expect(browser.headers.get('content-type')).toBe('text/plain');
+  });
+
+  it("without onError, logs a thrown error as Express's final handler does (console.error of the error, silent in its 'test' env), and shows a browser Express's own page without it", async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const sites: TestServer[] = [];
+    try {
+      for (const env of ['production', 'test']) {
+        const app = express();
+        app.set('env', env);
+        app.get('/bug', () => {
+          throw new Error('the real bug');
+        });
+        app.use(agentErrorHandler());
+        sites.push(await serve(app));
+        logged.mockClear();
+        const browser = await get('/bug', BROWSER, sites.at(-1)!.url);
+        expect([browser.status, browser.headers.get('content-security-policy'), browser.headers.get('vary')]).toEqual([500, "default-src 'none'", 'Accept']);
+        expect(await browser.text()).toContain('<pre>Internal Server Error</pre>');
+        await (await get('/bug', AGENT, sites.at(-1)!.url)).arrayBuffer();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        expect(logged.mock.calls.map(([e]) => (e as Error).message)).toEqual(env === 'test' ? [] : ['the real bug', 'the real bug']);
+      }
+    } finally {
+      logged.mockRestore();
+      await Promise.all(sites.map((site) => site.close()));
+    }
   });
 });

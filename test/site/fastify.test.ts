@@ -256,4 +256,17 @@ describe('AgentFriendly on Fastify', () => {
       await own.close();
     }
   });
+
+  it('sends a streamed error body already in this contract whole, read to tell', async () => {
+    const body = JSON.stringify({ error: { code: 'out_of_stock', message: 'Gone', field: null, retry: 'no', retry_after: null } });
+    const app = Fastify();
+    await app.register(agentFriendlyFastify);
+    app.get('/gone', (_request, reply) => reply.code(409).type('application/json').send(Readable.from([body.slice(0, 10), body.slice(10)])));
+    try {
+      const res = await app.inject({ url: '/gone', headers: AGENT });
+      expect([res.statusCode, res.body]).toEqual([409, body]);
+    } finally {
+      await app.close();
+    }
+  });
 });

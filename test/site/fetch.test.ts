@@ -1,8 +1,9 @@
+import { Readable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { rateLimiter } from 'hono-rate-limiter';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentFriendlyFetch, readCapped } from '../../src/site/fetch.js';
 import { serve, type TestServer } from '../helpers/server.js';
@@ -171,15 +172,36 @@ describe('agentFriendlyFetch', () => {
     expect(missing).toBeInstanceOf(Promise);
   });
 
-  it("lets a browser's thrown error out as it would leave the app, and renders an agent's", async () => {
-    const wrapped = agentFriendlyFetch(app, { onError: () => undefined });
-    expect(() => wrapped(new Request('http://shop.test/boom', { headers: BROWSER }))).toThrow('secret db password');
-    const later = agentFriendlyFetch(async (request: Request) => app(request), { onError: () => undefined });
-    await expect(later(new Request('http://shop.test/boom', { headers: BROWSER }))).rejects.toThrow('secret db password');
+  it("answers a browser's thrown error with a plain 500 (synchronously for a synchronous app) and an agent's as internal, each handed to onError once", async () => {
+    const heard: unknown[] = [];
+    const wrapped = agentFriendlyFetch(app, { onError: (e) => heard.push(e) });
+    const later = agentFriendlyFetch(async (request: Request) => app(request), { onError: (e) => heard.push(e) });
+    const page = wrapped(new Request('http://shop.test/boom', { headers: BROWSER }));
+    expect(page).toBeInstanceOf(Response);
+    for (const each of [page, await later(new Request('http://shop.test/boom', { headers: BROWSER }))]) {
+      const answer = each as Response;
+      expect([answer.status, answer.headers.get('content-type'), answer.headers.get('vary'), await answer.text()]).toEqual([500, 'text/plain; charset=utf-8', 'Accept', 'Internal Server Error']);
+    }
     for (const each of [wrapped, later]) {
       const answer = await each(new Request('http://shop.test/boom', { headers: AGENT }));
       expect(answer.status).toBe(500);
       expect((await answer.json()).error.code).toBe('internal');
+    }
+    expect(heard.map((e) => (e as Error).message)).toEqual(Array(4).fill('secret db password'));
+  });
+
+  it('without onError, logs a thrown error with console.error once, and a failing error stream too', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const wrapped = agentFriendlyFetch(app);
+      for (const headers of [AGENT, BROWSER]) await (await wrapped(new Request('http://shop.test/boom', { headers }))).arrayBuffer();
+      expect(logged.mock.calls.map(([e]) => (e as Error).message)).toEqual(['secret db password', 'secret db password']);
+      logged.mockClear();
+      const failing = agentFriendlyFetch(() => new Response(new ReadableStream({ pull: (c) => c.error(new Error('upstream reset')) }), { status: 502 }));
+      await (await failing(new Request('http://shop.test/', { headers: AGENT }))).arrayBuffer();
+      expect(logged.mock.calls.map(([e]) => (e as Error).message)).toEqual(['upstream reset']);
+    } finally {
+      logged.mockRestore();
     }
   });
 });
@@ -207,5 +229,22 @@ describe('readCapped', () => {
     expect(read.complete).toBe(true);
     expect(new TextDecoder().decode(read.head!)).toBe('héllo world');
     expect((await readCapped(null, CAP)).head).toBeNull();
+  });
+
+  it('reads a node stream (any async iterable) the same way, and stops it at the cap when cancelled', async () => {
+    let pulled = 0;
+    const stream = Readable.from(
+      (function* () {
+        for (; pulled < 64; pulled++) yield Buffer.alloc(CHUNK, 120);
+      })(),
+    );
+    const read = await readCapped(stream, CAP);
+    expect([read.complete, read.head!.byteLength]).toEqual([false, CAP]);
+    read.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stream.destroyed).toBe(true);
+    expect(pulled).toBeLessThan(64);
+    const short = await readCapped(Readable.from(['héllo ', Buffer.from('world')]), CAP);
+    expect([short.complete, new TextDecoder().decode(short.head!)]).toEqual([true, 'héllo world']);
   });
 });

@@ -10,6 +10,8 @@ import { AGENT, BROWSER, CHUNK, counted, expectCappedError, expectEnvelope, expe
 import { serve, type TestServer } from '../helpers/server.js';
 
 const CAP = 32 * 1024;
+/** An error body already in this contract. */
+const ALREADY = JSON.stringify({ error: { code: 'out_of_stock', message: 'Gone', field: null, retry: 'no', retry_after: null } });
 const heard: unknown[] = [];
 const events: unknown[] = [];
 let stats = { pulled: 0, cancelled: false };
@@ -53,6 +55,12 @@ beforeAll(async () => {
       }
       case '/gone':
         throw agentError('out_of_stock');
+      case '/already': {
+        ctx.status = 409;
+        ctx.type = 'json';
+        ctx.body = Readable.from([ALREADY.slice(0, 10), ALREADY.slice(10)]);
+        return;
+      }
     }
   });
   server = await serve(app.callback());
@@ -98,6 +106,21 @@ describe('AgentFriendly for Koa', () => {
     const before = heard.length;
     await expectEnvelope(await get('/failing', AGENT), 500, { code: 'internal', message: 'Bad gateway' });
     expect(heard.slice(before).map((e) => (e as Error).message)).toEqual(['upstream reset']);
+  });
+
+  it("a failure goes to onError in place of Koa's error event; a client error of Koa's fires the event as Koa would", async () => {
+    const [heardBefore, eventsBefore] = [heard.length, events.length];
+    for (const headers of [AGENT, BROWSER]) await (await get('/exposed', headers)).arrayBuffer();
+    expect(heard.slice(heardBefore).map((e) => (e as Error).message)).toEqual(['secret exposed', 'secret exposed']);
+    expect(events.slice(eventsBefore)).toEqual([]);
+    for (const headers of [AGENT, BROWSER]) await (await get('/limited', headers)).arrayBuffer();
+    expect(events.slice(eventsBefore).map((e) => (e as { status: number }).status)).toEqual([429, 429]);
+    expect(heard.slice(heardBefore)).toHaveLength(2);
+  });
+
+  it('sends a streamed error body already in this contract whole, read to tell', async () => {
+    const res = await get('/already', AGENT);
+    expect([res.status, await res.text()]).toEqual([409, ALREADY]);
   });
 
   it("Koa's error event never fires for an AgentError", async () => {

@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Body, ConflictException, Controller, Get, HttpException, Module, NotFoundException, Post, ValidationPipe, type INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { IsEmail, IsInt, IsNotEmpty, IsString } from 'class-validator';
@@ -127,5 +127,25 @@ describe('AgentErrorsFilter', () => {
   it('refuses a retryAfter Retry-After could not carry, when it is made', () => {
     expect(() => new AgentErrorsFilter({ retryAfter: 1.5 })).toThrow(/retryAfter must be a whole/);
     expect(() => AgentErrorsModule.forRoot({ retryAfter: -1 })).toThrow(/retryAfter must be a whole/);
+  });
+
+  it("made without Nest's HttpAdapterHost, fails as it is made, saying how to make it, rather than on each request", () => {
+    const how = "AgentErrorsFilter: needs the app's HttpAdapterHost: new AgentErrorsFilter(options, app.get(HttpAdapterHost)), or import AgentErrorsModule.forRoot(options)";
+    expect(() => new AgentErrorsFilter()).toThrow(new TypeError(how));
+    expect(() => new AgentErrorsFilter({}, {} as HttpAdapterHost)).toThrow(new TypeError(how));
+  });
+
+  it('made with the host, works registered by hand with useGlobalFilters', async () => {
+    class HandModule {}
+    Module({ controllers: [OrdersController] })(HandModule);
+    const app = await NestFactory.create(HandModule, new ExpressAdapter(), { logger: false, forceCloseConnections: true });
+    app.useGlobalFilters(new AgentErrorsFilter({}, app.get(HttpAdapterHost)));
+    await app.listen(0, '127.0.0.1');
+    try {
+      const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
+      await expectEnvelope(await fetch(`http://127.0.0.1:${port}/orders/missing`, { headers: AGENT }), 404, { code: 'not_found' });
+    } finally {
+      await app.close();
+    }
   });
 });
