@@ -196,6 +196,34 @@ const RULES: OptionName[] = ['store', 'maxWaitSeconds', 'budget', 'sleep', 'now'
 // whole object, as a caller would hand one options object around.
 const asClient = (o: HostOptions) => o as AgentClientOptions;
 
+/** A host that resolves to the drop-in's own Response (alone, or inside a client that hands it over): agentErrorOf reads it. */
+function dropIn(name: string, fetchOf: (options: HostOptions) => (url: string, init: RequestInit) => Promise<Response>): Host {
+  return {
+    name,
+    takes: takes(...RULES, 'fetch'),
+    refuses: 'create',
+    memory: 'site',
+    noResponse: 'reject',
+    admits: true,
+    agentErrorOf: true,
+    make(options) {
+      const call = fetchOf(options);
+      return {
+        async request(url, request = {}) {
+          let response: Response;
+          try {
+            response = await call(url, initOf(request));
+          } catch (error) {
+            return rejection(error);
+          }
+          return fromFetchResponse(response, request, agentErrorOf(response) ?? undefined);
+        },
+        close: nothing,
+      };
+    },
+  };
+}
+
 export const HOSTS: readonly Host[] = [
   {
     name: 'createAgentClient',
@@ -232,55 +260,9 @@ export const HOSTS: readonly Host[] = [
       };
     },
   },
-  {
-    name: 'createAgentFetch',
-    takes: takes(...RULES, 'fetch'),
-    refuses: 'create',
-    memory: 'site',
-    noResponse: 'reject',
-    admits: true,
-    agentErrorOf: true,
-    make(options) {
-      const agentFetchFn = createAgentFetch(asClient(options));
-      return {
-        async request(url, request = {}) {
-          let response: Response;
-          try {
-            response = await agentFetchFn(url, initOf(request));
-          } catch (error) {
-            return rejection(error);
-          }
-          return fromFetchResponse(response, request, agentErrorOf(response) ?? undefined);
-        },
-        close: nothing,
-      };
-    },
-  },
-  {
-    name: 'createAgentFetch in ky',
-    takes: takes(...RULES, 'fetch'),
-    refuses: 'create',
-    memory: 'site',
-    noResponse: 'reject',
-    admits: true,
-    agentErrorOf: true,
-    make(options) {
-      const api = ky.create({ fetch: createAgentFetch(asClient(options)), retry: 0, throwHttpErrors: false, timeout: false });
-      return {
-        async request(url, request = {}) {
-          let response: Response;
-          try {
-            response = await api(url, initOf(request));
-          } catch (error) {
-            return rejection(error);
-          }
-          // ky hands over the drop-in's own Response, so agentErrorOf knows it.
-          return fromFetchResponse(response, request, agentErrorOf(response) ?? undefined);
-        },
-        close: nothing,
-      };
-    },
-  },
+  dropIn('createAgentFetch', (options) => createAgentFetch(asClient(options))),
+  // ky hands over the drop-in's own Response, so agentErrorOf knows it.
+  dropIn('createAgentFetch in ky', (options) => ky.create({ fetch: createAgentFetch(asClient(options)), retry: 0, throwHttpErrors: false, timeout: false })),
   {
     name: 'agentFetch',
     takes: takes(...RULES, 'fetch', 'maxCopyBytes'),
