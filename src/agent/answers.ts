@@ -80,3 +80,10 @@ export function quotaError(url: URL, seconds: number, limit: number | undefined)
   const per = limit === undefined ? '' : ` of ${limit} requests`;
   return { code, message: `${url.host}: the quota${per} the site announced is spent until it resets`, field: null, retry: lookup(code).retry, retry_after: seconds };
 }
+
+/** An answer's header pairs as one record, for the libraries that take headers so (undici's handlers, got, axios): repeated names joined with ", " (RFC 9110 section 5.3). */
+export function headerRecord(pairs: readonly (readonly [string, string])[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const [name, value] of pairs) fields[name] = Object.hasOwn(fields, name) ? `${fields[name]}, ${value}` : value;
+  return fields;
+}

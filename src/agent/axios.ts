@@ -8,7 +8,7 @@ import axios, { AxiosError, AxiosHeaders, type AxiosAdapter, type AxiosInstance,
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
 import { hold } from './body.js';
-import { keptAnswer, memoryAnswer } from './answers.js';
+import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
 import { admit, allowance, freshAttempts, isIdempotent, nextWait, resolveOptions, settle, type AgentClientOptions, type Pass } from './policy.js';
 
 /** Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config sets. */
@@ -109,7 +109,7 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
       if ('error' in admitted) {
         // Without a call: what the site said, as axios would have received it, with what remains of the wait.
         const { status, headers, body } = memoryAnswer(admitted.error, admitted.answer);
-        return settled({ data: body, status, statusText: '', headers: new AxiosHeaders(Object.fromEntries(headers)), config, request: null }, config);
+        return settled({ data: body, status, statusText: '', headers: new AxiosHeaders(headerRecord(headers)), config, request: null }, config);
       }
       const pass: Pass = admitted.pass;
       attempts.calls += 1;

@@ -1,7 +1,7 @@
 // @agent-index/errors/agent/fetcher. agentFetch: one call that always says what happened. Failures carry code, retry and advice;
 // when the site failed and an older copy is allowed, the copy comes back marked stale, with why.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
-import type { EnvelopeError, RetryWord } from '../../generated/types.js';
+import type { RetryWord } from '../../generated/types.js';
 import { hold } from './body.js';
 import { createRunner, failure, type AgentFailure } from './client.js';
 import type { Rule } from '../core/refuse.js';

@@ -10,7 +10,7 @@ import { HTTPError, type ExtendOptions, type Options, type Response, type RetryO
 import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { decodedLimit, readable } from './inflate.js';
-import { keptAnswer, memoryAnswer } from './answers.js';
+import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
 import { admit, allowance, freshAttempts, isIdempotent, nextWait, remember, resolveOptions, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass } from './policy.js';
 
 /** Options of agentGot: the client's, but for the fetch and Accept, which got's own options set; got sleeps a told wait itself, `sleep` a remembered one. */
@@ -46,9 +46,7 @@ const PROGRESS = Symbol('agent-errors');
 /** An answer from memory as got takes a response a beforeRequest hook returns: a readable with status and headers. */
 function remembered(error: EnvelopeError, answer: Parameters<typeof memoryAnswer>[1], url: URL): Readable {
   const { status, headers, body } = memoryAnswer(error, answer);
-  const fields: Record<string, string> = {};
-  for (const [name, value] of headers) fields[name] = name in fields ? `${fields[name]}, ${value}` : value;
-  return Object.assign(Readable.from([Buffer.from(body)]), { statusCode: status, statusMessage: STATUS_CODES[status] ?? '', headers: fields, url: url.href, fromCache: false, complete: true });
+  return Object.assign(Readable.from([Buffer.from(body)]), { statusCode: status, statusMessage: STATUS_CODES[status] ?? '', headers: headerRecord(headers), url: url.href, fromCache: false, complete: true });
 }
 
 /**

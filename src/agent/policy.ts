@@ -1,9 +1,8 @@
 // The agent's policy, written once: every host (the client, the drop-in fetch, the fetcher, the
 // undici interceptor, the got and axios plug-ins) resolves its options here, asks the store before
 // each call (admit), tells it what the answer said (settle), and asks nextWait what to do next.
-import { READERS, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError } from '../../generated/types.js';
-import { isKnownCode, lookup } from '../core/catalog.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
 import { checkRules, refuse, type Rule } from '../core/refuse.js';

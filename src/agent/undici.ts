@@ -14,7 +14,7 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { readable } from './inflate.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
-import { keptAnswer, memoryAnswer } from './answers.js';
+import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
 import { admit, allowance, freshAttempts, isIdempotent, nextWait, resolveOptions, settle, type AgentClientOptions, type Allowance, type Pass, type Resolved } from './policy.js';
 import type { KeptAnswer } from './store.js';
 
@@ -226,13 +226,8 @@ class Exchange {
   /** The answer to a wait still running and too long to take, without a call: what the site said, or the envelope. */
   fromMemory(error: EnvelopeError, answer: KeptAnswer | undefined): void {
     const { status, headers, body } = memoryAnswer(error, answer);
-    const fields: IncomingHttpHeaders = {};
-    for (const [name, value] of headers) {
-      const known = fields[name];
-      fields[name] = known === undefined ? value : [...(Array.isArray(known) ? known : [known]), value];
-    }
     this.start({});
-    this.caller.onResponseStart?.(this.relay, status, fields, STATUS_CODES[status]);
+    this.caller.onResponseStart?.(this.relay, status, headerRecord(headers), STATUS_CODES[status]);
     this.caller.onResponseData?.(this.relay, Buffer.from(body));
     this.close({ trailers: {} });
   }

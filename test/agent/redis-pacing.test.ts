@@ -76,8 +76,13 @@ describe('the Redis store on a Redis Cluster', () => {
     const prefix = uniquePrefix('copies');
     const [a, b] = make({ maxBytes: 3000 }, prefix);
     const copy = (body: string): CachedCopy => ({ url: 'https://shop.example/item', status: 200, headers: [['content-type', 'text/plain']], body, storedAt: Date.now() });
+    // The LRU index scores copies by the millisecond: each is set in a millisecond of its own, or
+    // a tie is broken by name, and https://other.example/3 sorts first.
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 3));
     await a.setCopy('https://shop.example/1', copy('x'.repeat(1000)));
+    await tick();
     await a.setCopy('https://shop.example/2', copy('y'.repeat(1000)));
+    await tick();
     // The third goes over maxBytes: the least recently used is dropped in the same script.
     await b.setCopy('https://other.example/3', copy('z'.repeat(1000)));
     expect(await b.getCopy('https://shop.example/1')).toBeUndefined();
