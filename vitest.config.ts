@@ -16,7 +16,7 @@ export default defineConfig({
     // The packed tarball with the docs' examples, a real Next.js build and server, and the fleets of
     // worker processes: a minute or so each, run by npm run test:slow (vitest.slow.config.ts), which
     // CI runs too.
-    exclude: [...configDefaults.exclude, 'test/pack.test.ts', 'test/next/**', 'test/agent/fleet*.test.ts', 'test/agent/hostile.test.ts'],
+    exclude: [...configDefaults.exclude, 'test/pack.test.ts', 'test/next/**', 'test/agent/fleet*.test.ts', 'test/agent/hostile.test.ts', 'test/agent/boundary-30s.test.ts'],
     globalSetup: ['test/setup/redis.ts'],
     testTimeout: 30_000,
     reporters: ['default', plainSummary],

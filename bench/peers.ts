@@ -2,7 +2,7 @@
 // failures (rate limited, maintenance) in five dialects, through ky, got, undici, axios-retry (each
 // alone, with its library's defaults, and with this package's plug-in for it) and this package's
 // client (with its defaults and with unknownDelay 'backoff'); and the SDKs agents call model and
-// code APIs through (openai, @anthropic-ai/sdk, @octokit/rest), alone and with createAgentFetch,
+// code APIs through (openai, @anthropic-ai/sdk, @octokit/rest), alone and with agentFetch,
 // against each vendor's own rate-limit answers. Outcome, calls and seconds per cell.
 //
 //   npx tsx bench/peers.ts          prints the tables; writes bench/results/peers.md, docs/peers.svg,

@@ -136,7 +136,7 @@ async function integration(variant: Variant, adapter: Adapter): Promise<Integrat
   if (variant === 'noop') {
     switch (adapter) {
       case 'node':
-        // A synchronous pass-through, as agentFriendly(listener) is for an app that is.
+        // A synchronous pass-through, as agentFriendlyNode(listener) is for an app that is.
         return { node: (listener) => (req, res) => listener(req, res) };
       case 'express': {
         // The adapter's shape: a middleware first and an error handler last (every Express app ends
@@ -164,12 +164,12 @@ async function integration(variant: Variant, adapter: Adapter): Promise<Integrat
   // Only the adapter's own module is loaded, as a site using that framework would.
   switch (adapter) {
     case 'node': {
-      const { agentFriendly } = await import('../src/site/node.js');
-      return { node: (listener) => agentFriendly(listener) };
+      const { agentFriendlyNode } = await import('../src/site/node.js');
+      return { node: (listener) => agentFriendlyNode(listener) };
     }
     case 'express': {
-      const { agentFriendlyExpress, agentErrorHandler } = await import('../src/site/express.js');
-      return { express: { first: agentFriendlyExpress(), last: agentErrorHandler() } };
+      const { agentFriendlyExpress, agentFriendlyExpressErrorHandler } = await import('../src/site/express.js');
+      return { express: { first: agentFriendlyExpress(), last: agentFriendlyExpressErrorHandler() } };
     }
     case 'fastify': {
       const { agentFriendlyFastify } = await import('../src/site/fastify.js');
@@ -183,8 +183,8 @@ async function integration(variant: Variant, adapter: Adapter): Promise<Integrat
       // What the README gives a Hono app without a middleware: the Fetch adapter around app.fetch,
       // and the Hono error handler that renders thrown AgentErrors for agents.
       const { agentFriendlyFetch } = await import('../src/site/fetch.js');
-      const { agentErrorHandlerHono } = await import('../src/site/hono.js');
-      return { fetch: { around: (fetch) => agentFriendlyFetch(fetch), onError: agentErrorHandlerHono() } };
+      const { agentFriendlyHonoErrorHandler } = await import('../src/site/hono.js');
+      return { fetch: { around: (fetch) => agentFriendlyFetch(fetch), onError: agentFriendlyHonoErrorHandler() } };
     }
   }
 }
@@ -227,10 +227,10 @@ async function honoApp(around: Integration): Promise<Running> {
   app.get('/json', (c) => c.json(JSON_BODY));
   app.get('/stream', (c) => c.body(webStream(), 200, { 'content-type': 'application/octet-stream' }));
   if (process.env.HONO_LISTENER === '1') {
-    // For bench/explore/site-ab.ts: agentFriendly (node:http) around @hono/node-server's listener, no middleware.
+    // For bench/explore/site-ab.ts: agentFriendlyNode (node:http) around @hono/node-server's listener, no middleware.
     const { getRequestListener } = await import('@hono/node-server');
-    const { agentFriendly } = await import('../src/site/node.js');
-    return listen(createServer(agentFriendly(getRequestListener(app.fetch))));
+    const { agentFriendlyNode } = await import('../src/site/node.js');
+    return listen(createServer(agentFriendlyNode(getRequestListener(app.fetch))));
   }
   const server = await new Promise<Server>((resolve) => {
     const fetch = around.fetch ? around.fetch.around(app.fetch) : app.fetch;

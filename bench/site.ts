@@ -6,10 +6,10 @@
 //   npx tsx bench/site.ts          a table
 //   npx tsx bench/site.ts --json   the same as JSON
 //
-// Apps (bench/site-apps.ts): node:http (agentFriendly(listener)), Express 5 (agentFriendlyExpress()
-// first, agentErrorHandler() last), Fastify 5 (the agentFriendlyFastify plugin), Hono 4 on
+// Apps (bench/site-apps.ts): node:http (agentFriendlyNode(listener)), Express 5 (agentFriendlyExpress()
+// first, agentFriendlyExpressErrorHandler() last), Fastify 5 (the agentFriendlyFastify plugin), Hono 4 on
 // @hono/node-server (agentFriendlyHono() first), and the same Hono app with no middleware as a Fetch
-// API app (agentFriendlyFetch(app.fetch), app.onError(agentErrorHandlerHono())), each with the same
+// API app (agentFriendlyFetch(app.fetch), app.onError(agentFriendlyHonoErrorHandler())), each with the same
 // three routes, bare or wrapped.
 // Every app is a server in a child process of its own (bench/site-server.ts, compiled by
 // bench/site-build.ts with TypeScript's emitter, as dist/ ships it, and run by plain `node`, not

@@ -34,7 +34,7 @@ export const BUDGETED = [
   { subpath: './site/hono', file: 'dist/src/site/hono.js', budget: SITE_BUDGET_BYTES },
   { subpath: './site/koa', file: 'dist/src/site/koa.js', budget: SITE_BUDGET_BYTES },
   { subpath: './site/nest', file: 'dist/src/site/nest.js', budget: SITE_BUDGET_BYTES },
-  { subpath: './site/next', file: 'dist/src/site/next.js', budget: SITE_BUDGET_BYTES },
+  { subpath: './site/next', file: 'dist/src/site/entries/next.js', budget: SITE_BUDGET_BYTES },
 ] as const;
 
 /** One module's share of a bundle. */

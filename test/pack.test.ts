@@ -250,8 +250,8 @@ describe('the packed package, installed from its tarball', () => {
       expect(out.siteError).toMatchObject({ code: 'coupon_expired', retry: 'refetch' });
       expect(out.isAgentRequest).toEqual({ json: true, browser: false });
       expect(out.fetchAdapter).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: 'No such order' } } });
-      expect(out.agentFetch).toEqual({ ok: true, stale: false, body: '<title>Item 42</title>' });
-      expect(out.createAgentFetch).toEqual({ status: 404, code: 'not_found', bodyCode: 'not_found' });
+      expect(out.fetchPage).toEqual({ ok: true, stale: false, body: '<title>Item 42</title>' });
+      expect(out.agentFetch).toEqual({ status: 404, code: 'not_found', bodyCode: 'not_found' });
       expect(out.client).toEqual({
         missing: { ok: false, code: 'not_found', retry_after: null, remembered: false },
         busy: { ok: false, code: 'rate_limited', retry_after: 120, remembered: false },

@@ -14,7 +14,7 @@
 // WARM=...+load+switch then measures the case with no warm-up of its own (1 round: the first
 // moments of a server that switches from a burst of 404s to the case).
 // Every server gets the spec's environment (the adapters read none; for experiments). HONO_LISTENER=1
-// on a bare Hono server puts agentFriendly (node:http) around @hono/node-server's listener instead:
+// on a bare Hono server puts agentFriendlyNode (node:http) around @hono/node-server's listener instead:
 //   npx tsx bench/explore/site-ab.ts hono json 8 1 -- bare:bare mw:wrapped listener:bare:HONO_LISTENER=1
 import { PATHS, type Adapter, type Case, type Variant } from '../site-apps.js';
 import { buildServers } from '../site-build.js';

@@ -65,7 +65,7 @@ export interface SdkRow {
   readonly cells: readonly CellResult[];
 }
 
-/** Every vendor cell through its SDK alone, with createAgentFetch, and this package's client, all at once. */
+/** Every vendor cell through its SDK alone, with agentFetch, and this package's client, all at once. */
 export async function runSdkGrid(service: LoopbackService<VendorCell>, cells: readonly VendorCell[] = VENDOR_CELLS): Promise<SdkRow[]> {
   const results = await runRows(
     service,

@@ -8,9 +8,9 @@ import ky, { HTTPError as KyHTTPError } from 'ky';
 import { Agent, RetryAgent, errors as undiciErrors, request, type Dispatcher } from 'undici';
 import { agentAxios } from '../../src/agent/axios.js';
 import { createAgentClient, type AgentClientOptions } from '../../src/agent/client.js';
-import { createAgentFetch } from '../../src/agent/drop-in.js';
+import { agentFetch } from '../../src/agent/drop-in.js';
 import { agentGot } from '../../src/agent/got.js';
-import { agentErrorsInterceptor } from '../../src/agent/undici.js';
+import { agentUndici } from '../../src/agent/undici.js';
 
 /** One client under test. */
 export interface Peer {
@@ -83,8 +83,8 @@ const oursBackoff = ourClient(
 
 const oursBackoffLong = ourClient(
   'this package, backoff, budget 6',
-  "createAgentClient({ unknownDelay: 'backoff', budget: 6, maxWaitSeconds: 60 }): seed 002's body-reading loop as options, guesses of 1, 2, 4, 8 and 16 s within 6 calls and 60 s in all",
-  { unknownDelay: 'backoff', budget: 6, maxWaitSeconds: 60 },
+  "createAgentClient({ unknownDelay: 'backoff', maxCalls: 6, maxWaitSeconds: 60 }): seed 002's body-reading loop as options, guesses of 1, 2, 4, 8 and 16 s within 6 calls and 60 s in all",
+  { unknownDelay: 'backoff', maxCalls: 6, maxWaitSeconds: 60 },
 );
 
 const kyPeer: Peer = {
@@ -142,12 +142,12 @@ const axiosPeer: Peer = {
 const PLUGIN = 'this package\'s plug-in with its defaults (at most 2 calls; a delay from a header or the body waited once when it is 30 s or less; a delay-less wait handed back)';
 
 const kyPlugged: Peer = {
-  name: 'ky + createAgentFetch',
+  name: 'ky + agentFetch',
   pkg: 'ky',
   alone: 'ky',
-  defaults: `ky.create({ fetch: createAgentFetch(), retry: 0, timeout: false }): ${PLUGIN}; ky's own retries off so no rule runs twice, and its 10 s per-request timeout off, since the plug-in's wait happens inside one fetch call and the timeout would cut a 30 s wait short`,
+  defaults: `ky.create({ fetch: agentFetch(), retry: 0, timeout: false }): ${PLUGIN}; ky's own retries off so no rule runs twice, and its 10 s per-request timeout off, since the plug-in's wait happens inside one fetch call and the timeout would cut a 30 s wait short`,
   source: 'src/agent/drop-in.ts',
-  run: (url, signal) => outcome(async () => (await ky.get(url, { fetch: createAgentFetch(), retry: 0, timeout: false, signal })).arrayBuffer(), kyError),
+  run: (url, signal) => outcome(async () => (await ky.get(url, { fetch: agentFetch(), retry: 0, timeout: false, signal })).arrayBuffer(), kyError),
 };
 
 const gotPlugged: Peer = {
@@ -160,14 +160,14 @@ const gotPlugged: Peer = {
 };
 
 const undiciPlugged: Peer = {
-  name: 'undici + agentErrorsInterceptor',
+  name: 'undici + agentUndici',
   pkg: 'undici',
   alone: 'undici RetryAgent',
-  defaults: `new Agent().compose(agentErrorsInterceptor()) in place of the RetryAgent (beside it, the RetryAgent would retry what the rules hand back and double the calls): ${PLUGIN}; undici's request() hands the final response over without throwing`,
+  defaults: `new Agent().compose(agentUndici()) in place of the RetryAgent (beside it, the RetryAgent would retry what the rules hand back and double the calls): ${PLUGIN}; undici's request() hands the final response over without throwing`,
   source: 'src/agent/undici.ts',
   async run(url, signal) {
     const agent = new Agent();
-    const dispatcher: Dispatcher = agent.compose(agentErrorsInterceptor());
+    const dispatcher: Dispatcher = agent.compose(agentUndici());
     try {
       const response = await request(url, { dispatcher, signal });
       await response.body.arrayBuffer();

@@ -110,9 +110,9 @@ export function goalMisses(comparison: Comparison): string[] {
 
 /** Why a column misses the goal where it does, as found when it was run; printed only under a column's misses. */
 export const MISS_REASONS: Readonly<Record<string, string>> = {
-  'undici + agentErrorsInterceptor':
+  'undici + agentUndici':
     "a defect of src/agent/undici.ts, not of the rules: undici's request() dispatches a GET with `body: undefined` (fetch sends null), and replayable() reads an undefined body as one that cannot be sent again, so judge() hands every error over after one call. Passing `body: null` to request(), or treating undefined as no body in replayable(), makes it wait and end ok in 2 calls (checked on a loopback 429 with Retry-After: 1); Node's fetch through the same dispatcher already does",
-  'octokit + createAgentFetch':
+  'octokit + agentFetch':
     '@octokit/rest alone never retries (retries and rate-limit waits are in @octokit/plugin-retry and @octokit/plugin-throttling, which it does not include), so it fails after one call; the one call more is the one that ends ok after the wait the site named. No plug-in can both wait and stay at one call',
 };
 
@@ -147,7 +147,7 @@ export function sdkTable(comparisons: readonly Comparison[]): string {
   const cell = (c: CellResult): string => `${c.outcome.replaceAll('|', '\\|')} ${c.calls}c ${c.seconds}s`;
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
   return [
-    line(['SDK', 'the vendor answers', 'alone', 'with createAgentFetch', "this package's client"]),
+    line(['SDK', 'the vendor answers', 'alone', 'with agentFetch', "this package's client"]),
     line(['---', '---', '---', '---', '---']),
     ...comparisons.flatMap((c) => c.cells.map((x) => line([c.client, x.label, cell(x.alone), cell(x.plugged), cell(x.ours)]))),
   ].join('\n');

@@ -1,10 +1,10 @@
 // The SDKs agents call model and code APIs through, each alone (its own retry defaults) and with
-// createAgentFetch as its `fetch` (its own retries set to 0, so no rule runs twice), and this
+// agentFetch as its `fetch` (its own retries set to 0, so no rule runs twice), and this
 // package's client on the same request, against the vendors' own error formats (vendors.ts).
 import Anthropic from '@anthropic-ai/sdk';
 import { Octokit } from '@octokit/rest';
 import OpenAI from 'openai';
-import { createAgentFetch } from '../../src/agent/drop-in.js';
+import { agentFetch } from '../../src/agent/drop-in.js';
 import { ourClient, outcome, type Peer } from './clients.js';
 import type { Vendor } from './vendors.js';
 
@@ -26,43 +26,43 @@ const MESSAGE = { model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role:
 const quiet = { debug() {}, info() {}, warn() {}, error() {} };
 
 const openai = (withPlugin: boolean): Peer => ({
-  name: withPlugin ? 'openai + createAgentFetch' : 'openai',
+  name: withPlugin ? 'openai + agentFetch' : 'openai',
   pkg: 'openai',
   ...(withPlugin ? { alone: 'openai' } : {}),
   defaults: withPlugin
-    ? 'new OpenAI({ baseURL, fetch: createAgentFetch(), maxRetries: 0 }), chat.completions.create'
+    ? 'new OpenAI({ baseURL, fetch: agentFetch(), maxRetries: 0 }), chat.completions.create'
     : "new OpenAI({ baseURL }), chat.completions.create: maxRetries 2 (3 calls) on 408/409/429/5xx; honours retry-after-ms and Retry-After when 0 to 60 s, else 0.5 s * 2^n up to 8 s with up to 25 % jitter off; reads no x-ratelimit-reset-* and no body",
   source: withPlugin ? 'src/agent/drop-in.ts' : 'node_modules/openai/client.js',
   run(url, signal) {
-    const client = new OpenAI({ apiKey: 'x', baseURL: `${url}/v1`, ...(withPlugin ? { fetch: createAgentFetch(), maxRetries: 0 } : {}) });
+    const client = new OpenAI({ apiKey: 'x', baseURL: `${url}/v1`, ...(withPlugin ? { fetch: agentFetch(), maxRetries: 0 } : {}) });
     return outcome(() => client.chat.completions.create(CHAT, { signal }), sdkError);
   },
 });
 
 const anthropic = (withPlugin: boolean): Peer => ({
-  name: withPlugin ? 'anthropic + createAgentFetch' : '@anthropic-ai/sdk',
+  name: withPlugin ? 'anthropic + agentFetch' : '@anthropic-ai/sdk',
   pkg: '@anthropic-ai/sdk',
   ...(withPlugin ? { alone: '@anthropic-ai/sdk' } : {}),
   defaults: withPlugin
-    ? 'new Anthropic({ baseURL, fetch: createAgentFetch(), maxRetries: 0 }), messages.create'
+    ? 'new Anthropic({ baseURL, fetch: agentFetch(), maxRetries: 0 }), messages.create'
     : 'new Anthropic({ baseURL }), messages.create: maxRetries 2 (3 calls) on 408/409/429/5xx (529 included); honours retry-after-ms and Retry-After when 0 to 60 s, else 0.5 s * 2^n up to 8 s with up to 25 % jitter off; reads no body',
   source: withPlugin ? 'src/agent/drop-in.ts' : 'node_modules/@anthropic-ai/sdk/client.js',
   run(url, signal) {
-    const client = new Anthropic({ apiKey: 'x', baseURL: url, ...(withPlugin ? { fetch: createAgentFetch(), maxRetries: 0 } : {}) });
+    const client = new Anthropic({ apiKey: 'x', baseURL: url, ...(withPlugin ? { fetch: agentFetch(), maxRetries: 0 } : {}) });
     return outcome(() => client.messages.create(MESSAGE, { signal }), sdkError);
   },
 });
 
 const octokit = (withPlugin: boolean): Peer => ({
-  name: withPlugin ? 'octokit + createAgentFetch' : '@octokit/rest',
+  name: withPlugin ? 'octokit + agentFetch' : '@octokit/rest',
   pkg: '@octokit/rest',
   ...(withPlugin ? { alone: '@octokit/rest' } : {}),
   defaults: withPlugin
-    ? 'new Octokit({ baseUrl, request: { fetch: createAgentFetch() } }), rest.repos.get (no retries of its own to turn off)'
+    ? 'new Octokit({ baseUrl, request: { fetch: agentFetch() } }), rest.repos.get (no retries of its own to turn off)'
     : 'new Octokit({ baseUrl }), rest.repos.get: no retries at all (retries and rate-limit waits live in @octokit/plugin-retry and @octokit/plugin-throttling, which @octokit/rest does not include)',
   source: withPlugin ? 'src/agent/drop-in.ts' : 'node_modules/@octokit/rest/dist-src/index.js',
   run(url, signal) {
-    const client = new Octokit({ baseUrl: url, log: quiet, ...(withPlugin ? { request: { fetch: createAgentFetch() } } : {}) });
+    const client = new Octokit({ baseUrl: url, log: quiet, ...(withPlugin ? { request: { fetch: agentFetch() } } : {}) });
     return outcome(() => client.rest.repos.get({ owner: 'agent-index', repo: 'errors', request: { signal } }), sdkError);
   },
 });

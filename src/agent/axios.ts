@@ -86,7 +86,7 @@ function settled(response: AxiosResponse, config: InternalAxiosRequestConfig): A
  * in the site's own words without a call; another caller's probe followed; a spent quota kept to);
  * each error response is read through fromResponse (headers and data, parsed or not) and waited
  * out once when told, or retried once when the catalog says so for an idempotent request, all
- * within `budget` calls; everything else reaches the caller as axios's own answer or AxiosError.
+ * within `maxCalls` calls; everything else reaches the caller as axios's own answer or AxiosError.
  * Through axios's Node adapter an error body is read at most MAX_BODY_BYTES, for at most
  * bodyTimeoutSeconds (the rest dropped, or handed on with responseType 'stream'); a success is read
  * as axios reads it.

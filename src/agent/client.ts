@@ -9,8 +9,8 @@ import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, loadErrorP
 export { AGENT_ACCEPT, loadErrorPath, type AgentClientOptions } from './policy.js';
 
 /**
- * Every failure the agent side hands back, from createAgentClient and agentFetch alike (and, as
- * agentErrorOf's answer, from createAgentFetch): the envelope's error and what to do about it. Each
+ * Every failure the agent side hands back, from createAgentClient and fetchPage alike (and, as
+ * failureOf's answer, from agentFetch): the envelope's error and what to do about it. Each
  * adds its own members beside these: the client the response, the fetcher the status.
  */
 export interface AgentFailure {
@@ -48,10 +48,10 @@ export interface AgentClient {
 }
 
 /**
- * The rules of the client, of createAgentFetch and of agentFetch, as one function from a request to
+ * The rules of the client, of agentFetch and of fetchPage, as one function from a request to
  * its outcome: wait a delay out once, told or remembered, when all the sleeping stays within
  * maxWaitSeconds; retry a `once` error one time, for an idempotent request only; remember what each
- * origin asked for; call at most `budget` times; hand back everything else. An error body is read
+ * origin asked for; call at most `maxCalls` times; hand back everything else. An error body is read
  * once, by hold: at most MAX_BODY_BYTES and bodyTimeoutSeconds of it. `who` is the function the
  * user called, named by a bad option's TypeError, thrown here.
  */

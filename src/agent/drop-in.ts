@@ -1,30 +1,20 @@
-// createAgentFetch: the client's rules behind fetch's own signature, for the SDKs and clients that
-// take a `fetch` option. The caller gets the site's final Response, its body unread; agentErrorOf
+// agentFetch: the client's rules behind fetch's own signature, for the SDKs and clients that
+// take a `fetch` option. The caller gets the site's final Response, its body unread; failureOf
 // says what an error response means without reading the body again.
 import type { EnvelopeError } from '../../generated/types.js';
-import { lookup } from '../core/catalog.js';
-import { createRunner, loadErrorPath } from './client.js';
+import { createRunner, failure, loadErrorPath, type AgentFailure } from './client.js';
 import type { AgentClientOptions } from './policy.js';
 import type { KeptAnswer } from './store.js';
 
-/** What an error response returned by createAgentFetch means. */
-export interface AgentErrorInfo {
-  /** The envelope's error: code, message, field, retry word and delay. */
-  readonly error: EnvelopeError;
-  /** The catalog's advice for the code. */
-  readonly advice: string;
-  /** True when the answer came from memory, without calling the site. */
-  readonly remembered: boolean;
-}
-
-const read = new WeakMap<Response, AgentErrorInfo>();
+const read = new WeakMap<Response, AgentFailure>();
 
 /**
- * What an error response that a createAgentFetch function returned means: read once, when it
- * arrived, so the caller's body stays unread. Undefined for a success, or a response it did not return.
- * @example const info = agentErrorOf(response); if (info) console.log(info.error.code, info.advice);
+ * What an error response that an agentFetch function returned means, in the failure shape of the
+ * whole agent side (`{ ok: false, error, advice, remembered? }`): read once, when it arrived, so
+ * the caller's body stays unread. Undefined for a success, or a response it did not return.
+ * @example const failure = failureOf(response); if (failure) console.log(failure.error.code, failure.advice);
  */
-export function agentErrorOf(response: Response): AgentErrorInfo | undefined {
+export function failureOf(response: Response): AgentFailure | undefined {
   return read.get(response);
 }
 
@@ -43,16 +33,16 @@ async function fromMemory(error: EnvelopeError, answer: KeptAnswer | undefined):
  * it (its status, headers and body, so an SDK parses one shape), with Retry-After set to what
  * remains and `Agent-Errors-Source: memory` (the envelope, when the site's words were not kept). A
  * request that got no response rejects as fetch does, with what fetch threw.
- * @example const openai = new OpenAI({ fetch: createAgentFetch() });
+ * @example const openai = new OpenAI({ fetch: agentFetch() });
  */
-export function createAgentFetch(options: AgentClientOptions = {}): typeof fetch {
-  const run = createRunner(options, 'createAgentFetch');
+export function agentFetch(options: AgentClientOptions = {}): typeof fetch {
+  const run = createRunner(options, 'agentFetch');
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const outcome = await run(input, init);
     if ('thrown' in outcome) throw outcome.thrown;
     const { response, error, remembered } = outcome;
     const answer = response ?? (await fromMemory(error!, outcome.answer));
-    if (error) read.set(answer, { error, advice: lookup(error.code).advice, remembered: remembered === true });
+    if (error) read.set(answer, failure({ url: outcome.url, error, remembered }));
     return answer;
   };
 }

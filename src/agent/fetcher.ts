@@ -1,4 +1,4 @@
-// @agent-index/errors/agent/fetcher. agentFetch: one call that always says what happened. Failures carry code, retry and advice;
+// @agent-index/errors/agent/fetcher. fetchPage: one call that always says what happened. Failures carry code, retry and advice;
 // when the site failed and an older copy is allowed, the copy comes back marked stale, with why.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { RetryWord } from '../../generated/types.js';
@@ -9,7 +9,7 @@ import { networkError } from './answers.js';
 import { checkOptions, fromStore, type AgentClientOptions } from './policy.js';
 import { defaultStore, type CachedCopy } from './store.js';
 
-/** The Accept agentFetch sends when a request has none: Markdown and HTML before anything else, as agents that read pages send it. */
+/** The Accept fetchPage sends when a request has none: Markdown and HTML before anything else, as agents that read pages send it. */
 export const PAGE_ACCEPT = 'text/markdown, text/html, */*';
 
 /** Why a stale copy was served: the failure the site answered with. */
@@ -21,7 +21,7 @@ export interface StaleBecause {
 }
 
 /** A page the site served, now or earlier. */
-export interface FetchSuccess {
+export interface FetchPageSuccess {
   readonly ok: true;
   readonly status: number;
   readonly headers: Headers;
@@ -42,15 +42,15 @@ export interface FetchSuccess {
 }
 
 /** A failure, with what to do about it: the shape every agent-side failure has, and the site's status. */
-export interface FetchFailure extends AgentFailure {
+export interface FetchPageFailure extends AgentFailure {
   /** The site's status, or null when no response arrived (or the answer came from memory: then `remembered` is true). */
   readonly status: number | null;
 }
 
-export type FetchResult = FetchSuccess | FetchFailure;
+export type FetchPageResult = FetchPageSuccess | FetchPageFailure;
 
-/** Options of agentFetch: the client's, plus the request and how stale a copy may be. */
-export interface AgentFetchOptions extends AgentClientOptions {
+/** Options of fetchPage: the client's, plus the request and how stale a copy may be. */
+export interface FetchPageOptions extends AgentClientOptions {
   /** The request's method, headers and body; only GET responses are kept. @default a GET */
   readonly init?: RequestInit;
   /**
@@ -68,7 +68,7 @@ export interface AgentFetchOptions extends AgentClientOptions {
   readonly maxCopyBytes?: number;
 }
 
-/** The options only agentFetch takes, checked as the client's are. */
+/** The options only fetchPage takes, checked as the client's are. */
 const FETCHER_RULES: readonly Rule[] = [
   ['init', (v) => typeof v === 'object' && v !== null, 'a RequestInit object'],
   ['maxStaleSeconds', (v) => typeof v === 'number' && v >= 0, 'a number of seconds, 0 or more'],
@@ -76,8 +76,8 @@ const FETCHER_RULES: readonly Rule[] = [
   ['maxCopyBytes', (v) => Number.isSafeInteger(v) && (v as number) >= 0, 'a whole number of bytes, 0 or more'],
 ];
 
-/** The most bytes of a page agentFetch reads as text and keeps, by default: 4 MiB. */
-export const MAX_COPY_BYTES = 4 * 1024 * 1024;
+/** The most bytes of a page fetchPage reads as text and keeps, by default: 4 MiB. */
+const MAX_COPY_BYTES = 4 * 1024 * 1024;
 
 // Answers about the thing itself, or about the caller's right to it, are never covered by a copy.
 const NEVER_STALE = new Set([401, 402, 403, 404, 410]);
@@ -107,11 +107,11 @@ const storable = (headers: Headers): boolean => !/(^|,)\s*no-store\s*(,|$)/i.tes
  * site fails (5xx, no response, a wait longer than the client takes) a kept copy within its
  * allowance comes back with `stale: true` and `stale_because`.
  * @example
- * const page = await agentFetch('https://shop.example/item/42');
+ * const page = await fetchPage('https://shop.example/item/42');
  * if (page.ok && page.stale) console.log('served from', page.age_seconds, 's ago because', page.stale_because?.code);
  */
-export async function agentFetch(url: string | URL, options: AgentFetchOptions = {}): Promise<FetchResult> {
-  checkOptions('agentFetch', options, FETCHER_RULES);
+export async function fetchPage(url: string | URL, options: FetchPageOptions = {}): Promise<FetchPageResult> {
+  checkOptions('fetchPage', options, FETCHER_RULES);
   const store = options.store ?? defaultStore();
   const now = options.now ?? Date.now;
   const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -124,7 +124,7 @@ export async function agentFetch(url: string | URL, options: AgentFetchOptions =
           return baseFetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeout * 1000)]) });
         };
   // Pages first: a fetcher reads pages, as agents that send Markdown-first Accept headers do.
-  const run = createRunner({ accept: PAGE_ACCEPT, ...options, store, fetch: fetchWithTimeout }, 'agentFetch');
+  const run = createRunner({ accept: PAGE_ACCEPT, ...options, store, fetch: fetchWithTimeout }, 'fetchPage');
   const request = new Request(url, options.init);
   const key = `${request.method} ${request.url}`;
   const cacheable = request.method === 'GET';

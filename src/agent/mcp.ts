@@ -8,18 +8,18 @@ import type { Envelope, EnvelopeError } from '../../generated/types.js';
 import { lookup } from '../core/catalog.js';
 import { cleanText } from '../core/html.js';
 import { validateEnvelope } from '../core/validate.js';
-import type { AgentResult } from './client.js';
-import { agentErrorOf, type AgentErrorInfo } from './drop-in.js';
-import type { FetchFailure } from './fetcher.js';
+import type { AgentFailure, AgentResult } from './client.js';
+import { failureOf } from './drop-in.js';
+import type { FetchPageFailure } from './fetcher.js';
 
 export { ENVELOPE_OUTPUT_SCHEMA };
 export type { ObjectJsonSchema };
 
 /**
- * A failure toToolResult reads: a client result with ok false, an error Response a createAgentFetch
- * function returned, an agentFetch failure, what agentErrorOf says, an envelope, or its error.
+ * A failure toToolResult reads: a client result with ok false, an error Response an agentFetch
+ * function returned, a fetchPage failure, what failureOf says, an envelope, or its error.
  */
-export type ToolFailure = Extract<AgentResult, { ok: false }> | Response | FetchFailure | AgentErrorInfo | Envelope | EnvelopeError;
+export type ToolFailure = Extract<AgentResult, { ok: false }> | Response | FetchPageFailure | AgentFailure | Envelope | EnvelopeError;
 
 /** An MCP CallToolResult for a failed call: assignable to the SDK's CallToolResult. */
 export interface ToolErrorResult {
@@ -46,17 +46,17 @@ export function toolOutputSchema(success: ObjectJsonSchema): ObjectJsonSchema {
 /** The envelope error a failure carries, or a TypeError when it carries none. */
 function errorOf(failure: ToolFailure): EnvelopeError {
   if (failure instanceof Response) {
-    const info = agentErrorOf(failure);
+    const info = failureOf(failure);
     if (info) return info.error;
     throw new TypeError(
-      `toToolResult takes a failure; this ${failure.status} Response is not an error response a createAgentFetch function returned (a success, or a response of another fetch)`,
+      `toToolResult takes a failure; this ${failure.status} Response is not an error response an agentFetch function returned (a success, or a response of another fetch)`,
     );
   }
   const given = failure as Partial<Record<'ok' | 'error' | 'code', unknown>>;
   if (given.ok === true) throw new TypeError('toToolResult takes a failure; this result has ok: true');
   if (typeof given.error === 'object' && given.error !== null) return given.error as EnvelopeError;
   if (typeof given.code === 'string') return given as unknown as EnvelopeError;
-  throw new TypeError('toToolResult takes a failure: an AgentResult, Response, FetchFailure, envelope or envelope error');
+  throw new TypeError('toToolResult takes a failure: an AgentResult, Response, FetchPageFailure, envelope or envelope error');
 }
 
 /** Markup in a message: a tag, comment or declaration opening. */
@@ -95,11 +95,11 @@ function describe(error: EnvelopeError): string {
  * (the code and the site's message, the catalog's advice and next step, the field, the delay or
  * that none was given; never the site's page, and the message only when it has no markup), and
  * the envelope as `structuredContent` (declare `outputSchema: ENVELOPE_OUTPUT_SCHEMA`). Throws a
- * TypeError for a success (ok: true, or a Response agentErrorOf knows nothing of: it is for
+ * TypeError for a success (ok: true, or a Response failureOf knows nothing of: it is for
  * failures) and for an envelope that is not valid as received (validateEnvelope with received: true).
  * @example
- * const response = await agentFetch(url); // agentFetch = createAgentFetch()
- * if (agentErrorOf(response)) return toToolResult(response);
+ * const response = await fetchPage(url); // fetchPage = agentFetch()
+ * if (failureOf(response)) return toToolResult(response);
  */
 export function toToolResult(failure: ToolFailure): ToolErrorResult {
   const { code, message, field, retry, retry_after, errors } = errorOf(failure);

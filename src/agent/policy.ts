@@ -8,14 +8,14 @@ import { quotaFrom } from '../core/quota.js';
 import { checkRules, refuse, type Rule } from '../core/refuse.js';
 import { defaultStore, type Admission, type Backoff, type KeptAnswer, type Store } from './store.js';
 
-/** Options of createAgentClient and createAgentFetch. */
+/** Options of createAgentClient and agentFetch. */
 export interface AgentClientOptions {
   /** The fetch to call. @default globalThis.fetch */
   readonly fetch?: typeof globalThis.fetch;
   /** The most seconds one request sleeps in all, told or remembered; a longer wait is handed back at once. @default 30 */
   readonly maxWaitSeconds?: number;
   /** The most calls one request may make. @default 2 */
-  readonly budget?: number;
+  readonly maxCalls?: number;
   /** Waits `ms`, or rejects when `signal` aborts. @default a timer */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** The clock, ms since the epoch. @default Date.now */
@@ -31,7 +31,7 @@ export interface AgentClientOptions {
   readonly accept?: string | false;
   /**
    * What to do when a site says to wait and not for how long: hand the error back (seed 000), or
-   * back off on DEFAULT_BACKOFF's doubling schedule within the budget and maxWaitSeconds.
+   * back off on DEFAULT_BACKOFF's doubling schedule within maxCalls and maxWaitSeconds.
    * @default 'hand_back'
    */
   readonly unknownDelay?: 'hand_back' | 'backoff';
@@ -61,7 +61,7 @@ const isSeconds = (positive: boolean) => (v: unknown): boolean => typeof v === '
 const OPTION_RULES: readonly Rule[] = [
   ['fetch', isFunction, 'a fetch function'],
   ['maxWaitSeconds', isSeconds(false), 'a number of seconds, 0 or more'],
-  ['budget', (v) => Number.isSafeInteger(v) && (v as number) >= 1, 'a whole number of calls, 1 or more'],
+  ['maxCalls', (v) => Number.isSafeInteger(v) && (v as number) >= 1, 'a whole number of calls, 1 or more'],
   ['sleep', isFunction, 'a function (ms, signal) => Promise<void>'],
   ['now', isFunction, 'a function returning ms since the epoch'],
   ['store', (v) => typeof v === 'object' && v !== null && STORE_METHODS.every((m) => isFunction((v as Record<string, unknown>)[m])), `a store with ${STORE_METHODS.join(', ')}`],
@@ -190,7 +190,7 @@ export const freshAttempts = (): Attempts => ({ calls: 0, slept: 0, waited: fals
 
 /** The allowance of `options` (checked by resolveOptions), for a request that is or is not idempotent. */
 export function allowance(options: AgentClientOptions, idempotent: boolean): Allowance {
-  return { budget: options.budget ?? 2, maxWait: options.maxWaitSeconds ?? 30, backoff: options.unknownDelay === 'backoff', idempotent };
+  return { budget: options.maxCalls ?? 2, maxWait: options.maxWaitSeconds ?? 30, backoff: options.unknownDelay === 'backoff', idempotent };
 }
 
 /** Takes `seconds` of sleep from the allowance when all the sleeping stays within maxWait. */

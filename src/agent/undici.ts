@@ -1,8 +1,8 @@
-// agentErrorsInterceptor: the client's rules as an undici interceptor, so one line gives every
-// fetch of a process (Node's own included, and the SDKs that call it) what createAgentFetch gives
+// agentUndici: the client's rules as an undici interceptor, so one line gives every
+// fetch of a process (Node's own included, and the SDKs that call it) what agentFetch gives
 // one SDK:
 //
-//   setGlobalDispatcher(new Agent().compose(agentErrorsInterceptor()));
+//   setGlobalDispatcher(new Agent().compose(agentUndici()));
 //
 // A success passes through as it arrives. An error response is held while at most MAX_BODY_BYTES
 // of its body are read and classified; then it is either sent again after the wait the rules allow
@@ -18,8 +18,8 @@ import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
 import { admit, allowance, freshAttempts, isIdempotent, nextWait, resolveOptions, settle, type AgentClientOptions, type Allowance, type Pass, type Resolved } from './policy.js';
 import type { KeptAnswer } from './store.js';
 
-/** Options of agentErrorsInterceptor: the client's, less the fetch to call and the Accept to send. */
-export type AgentErrorsInterceptorOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
+/** Options of agentUndici: the client's, less the fetch to call and the Accept to send. */
+export type AgentUndiciOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
 
 type Handler = Dispatcher.DispatchHandler;
 type Controller = Dispatcher.DispatchController;
@@ -31,7 +31,7 @@ type Ending = { readonly trailers: IncomingHttpHeaders } | { readonly error: Err
  * The most bytes of a streamed request body kept to send it again. fetch hands undici every body,
  * a string's included, as an async iterable; a longer one is sent once and never repeated.
  */
-export const MAX_REPLAY_BYTES = 8 * 1024 * 1024;
+const MAX_REPLAY_BYTES = 8 * 1024 * 1024;
 
 /** undici's request headers as isIdempotent reads them: a flat list [name, value, ...] made pairs; a record or pairs as they are. */
 function fieldsOf(headers: Options['headers']): HeadersInput {
@@ -359,10 +359,10 @@ class Call implements Handler {
  * the site sent it. Successes stream through unbuffered. A wait still running and too long to take
  * is answered without a call, from the envelope, with `Agent-Errors-Source: memory`. A request whose
  * body cannot be sent again (a stream, or a fetch body over MAX_REPLAY_BYTES) is sent once.
- * @example setGlobalDispatcher(new Agent().compose(agentErrorsInterceptor()));
+ * @example setGlobalDispatcher(new Agent().compose(agentUndici()));
  */
-export function agentErrorsInterceptor(options: AgentErrorsInterceptorOptions = {}): Dispatcher.DispatcherComposeInterceptor {
-  const rules: Rules = resolveOptions('agentErrorsInterceptor', options);
+export function agentUndici(options: AgentUndiciOptions = {}): Dispatcher.DispatcherComposeInterceptor {
+  const rules: Rules = resolveOptions('agentUndici', options);
   return (dispatch) =>
     function agentErrors(opts: Options, handler: Handler): boolean {
       // An upgrade (a WebSocket, CONNECT) is no request to repeat.

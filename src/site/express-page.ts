@@ -1,6 +1,6 @@
 // What an Express app shows a browser for a thrown error, in a module loaded only when a browser
 // first gets one, and importing nothing at run time: the app's own error page, when it has one
-// after agentErrorHandler, else Express's own page for a failure.
+// after agentFriendlyExpressErrorHandler, else Express's own page for a failure.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentError } from './agent-error.js';
 import type { Rendered } from './friendly.js';

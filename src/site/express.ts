@@ -1,5 +1,5 @@
 // AgentFriendly for Express 5: agentFriendlyExpress() mounted first converts the app's error
-// responses for agents; agentErrorHandler() mounted last renders thrown errors.
+// responses for agents; agentFriendlyExpressErrorHandler() mounted last renders thrown errors.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import type { AgentFriendlyOptions } from './friendly.js';
@@ -38,10 +38,10 @@ export function agentFriendlyExpress(options: AgentFriendlyOptions = {}) {
  * other error the app's own error page (given a stand-in without the message) or else Express's
  * own page, without its message or stack. Every thrown error but an AgentError goes to onError,
  * else to Express's own log (console.error, silent in Express's 'test' env, as its final handler logs).
- * @example app.use(agentErrorHandler({ onError: (e) => log.error(e) }));
+ * @example app.use(agentFriendlyExpressErrorHandler({ onError: (e) => log.error(e) }));
  */
-export function agentErrorHandler(options: AgentFriendlyOptions = {}): ErrorHandler {
-  checkOptions('agentErrorHandler', options);
+export function agentFriendlyExpressErrorHandler(options: AgentFriendlyOptions = {}): ErrorHandler {
+  checkOptions('agentFriendlyExpressErrorHandler', options);
   const handler: ErrorHandler = (error, req, res, next) => {
     const page = () => import('./express-page.js');
     const a: Answers<unknown> = {

@@ -7,7 +7,7 @@ import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import type { AgentError } from './agent-error.js';
 import { isAgentError } from './brand.js';
 import { heldBytes, readCapped, type BodyStream } from './body.js';
-import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, ENTITY_HEADERS, docsPrefix, docsResponse, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions } from './friendly.js';
+import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, ENTITY_HEADERS, docsPrefix, renderProblemPage, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions } from './friendly.js';
 import { answer, checkOptions, report, type Answers, type Log } from './policy.js';
 
 /** The base problem type URIs use for this request: Fastify's protocol and host, which honour trustProxy. */
@@ -65,7 +65,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     // `docs: false` leaves the paths to the app.
     const prefix = `${docsPrefix(options.base)}/problems/`;
     fastify.get(`${prefix}:code`, async (request, reply) => {
-      const page = await docsResponse(request.method, prefix + (request.params as { code: string }).code, request.headers, options, baseFor(request, options));
+      const page = await renderProblemPage(request.method, prefix + (request.params as { code: string }).code, request.headers, options, baseFor(request, options));
       if (page === null) return reply.callNotFound();
       rendered.add(reply);
       return reply.code(page.status).headers(page.headers).send(Buffer.from(page.body));

@@ -4,11 +4,8 @@
 import type { AgentError } from './agent-error.js';
 import { pageResponse } from './brand.js';
 import { heldBytes, readCapped, utf8Length } from './body.js';
-import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, docsResponse, isAgentRequest, pageOf, varyAccept, type AgentFriendlyOptions, type Rendered, type Conversion } from './friendly.js';
+import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, renderProblemPage, isAgentRequest, pageOf, varyAccept, type AgentFriendlyOptions, type Rendered, type Conversion } from './friendly.js';
 import { answer, checkOptions, mayBeDocs, report, type Answers } from './policy.js';
-
-export { readCapped } from './body.js';
-export type { CappedBody } from './body.js';
 
 /** A Fetch API app; extra arguments (a Worker's env and ctx, Hono's bindings) are passed through. */
 export type FetchHandler<A extends unknown[] = []> = (request: Request, ...rest: A) => Response | Promise<Response>;
@@ -26,9 +23,9 @@ export function renderedResponse(rendered: Rendered, method: string): Response {
   return new Response(method === 'HEAD' ? null : rendered.body, { status: rendered.status, headers });
 }
 
-/** The documentation page when the request asks for one (see docsResponse), else null. */
+/** The documentation page when the request asks for one (see renderProblemPage), else null. */
 export async function docsPage(request: Request, options: AgentFriendlyOptions): Promise<Response | null> {
-  const page = await docsResponse(request.method, new URL(request.url).pathname, request.headers, options, fetchBase(request, options));
+  const page = await renderProblemPage(request.method, new URL(request.url).pathname, request.headers, options, fetchBase(request, options));
   return page && renderedResponse(page, request.method);
 }
 

@@ -229,7 +229,7 @@ export function docsPrefix(base: string | undefined): string {
  * site's own origin), and the catalog entry as JSON for agents. Null for any other request, or a
  * code the catalog does not have.
  */
-export async function docsResponse(
+export async function renderProblemPage(
   method: string,
   pathname: string,
   headers: RequestHeadersLike,

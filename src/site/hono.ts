@@ -1,6 +1,6 @@
 // AgentFriendly for Hono 4: one middleware, mounted first, for an app's error responses and its
 // thrown errors; or, with no middleware, an error handler for its thrown errors while
-// agentFriendlyFetch (or node:http's agentFriendly) converts its error responses. Only types come
+// agentFriendlyFetch (or node:http's agentFriendlyNode) converts its error responses. Only types come
 // from 'hono', so importing this package never requires Hono.
 import type { Context, MiddlewareHandler } from 'hono';
 import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
@@ -111,16 +111,16 @@ function afterAgent(c: Context, incoming: Incoming | undefined, options: AgentFr
 /**
  * Hono's error handler (`app.onError`), for an app whose error responses AgentFriendly converts
  * without the middleware: `agentFriendlyFetch` around the app's fetch (any runtime), or on node
- * node:http's `agentFriendly` around @hono/node-server's listener. Neither takes Hono off its fast
+ * node:http's `agentFriendlyNode` around @hono/node-server's listener. Neither takes Hono off its fast
  * path for a route with one handler, as any middleware does. An agent gets a thrown AgentError
  * rendered, and any other thrown error (not an HTTPException) as the unknown-code error with a
  * generic message; a browser gets an AgentError's page, and for anything else Hono's own plain 500.
  * Every thrown error that is not an AgentError or an HTTPException goes to `onError`, else to
  * console.error, as Hono's own handler logs it; never to a caller.
- * @example app.onError(agentErrorHandlerHono()); export default { fetch: agentFriendlyFetch(app.fetch) };
+ * @example app.onError(agentFriendlyHonoErrorHandler()); export default { fetch: agentFriendlyFetch(app.fetch) };
  */
-export function agentErrorHandlerHono(options: AgentFriendlyOptions = {}): (error: Error, c: Context) => Response {
-  checkOptions('agentErrorHandlerHono', options);
+export function agentFriendlyHonoErrorHandler(options: AgentFriendlyOptions = {}): (error: Error, c: Context) => Response {
+  checkOptions('agentFriendlyHonoErrorHandler', options);
   return (error, c) => {
     // An HTTPException's response is meant for callers: out as it is, converted for an agent like any error response.
     if (isHttpException(error)) return (error as unknown as { getResponse(): Response }).getResponse();

@@ -5,7 +5,7 @@ export { AgentError, agentError, isAgentError, siteError } from './agent-error.j
 export type { AgentErrorBaseOptions, AgentErrorOptions, SiteErrorOptions } from './agent-error.js';
 export { acceptsLikeAnAgent, parseAccept, prefersProblem } from './accept.js';
 export type { MediaRange } from './accept.js';
-export { convertAppError, docsResponse, isAgentRequest, isSignedRequest, renderEnvelope } from './friendly.js';
+export { convertAppError, renderProblemPage, isAgentRequest, isSignedRequest, renderEnvelope } from './friendly.js';
 export type { AgentFriendlyOptions, CapturedError, Rendered } from './friendly.js';
 export { translateUpstream } from './upstream.js';
 export type { TranslateUpstreamOptions } from './upstream.js';

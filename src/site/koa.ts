@@ -4,7 +4,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Context, Middleware, Next } from 'koa';
 import { heldBytes, readCapped, type BodyStream, type CappedBody } from './body.js';
-import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, ENTITY_HEADERS, docsResponse, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions, type Rendered } from './friendly.js';
+import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, ENTITY_HEADERS, renderProblemPage, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions, type Rendered } from './friendly.js';
 import { answer, checkOptions, mayBeDocs, PLAIN, report, type Log } from './policy.js';
 
 const NO_HEADERS: ReadonlySet<string> = new Set();
@@ -139,9 +139,9 @@ export function agentFriendlyKoa(options: AgentFriendlyOptions = {}): Middleware
     );
   }
 
-  return async function agentFriendly(ctx: Context, next: Next): Promise<void> {
+  return async function agentFriendlyKoa(ctx: Context, next: Next): Promise<void> {
     if (mayBeDocs(options, ctx.path)) {
-      const page = await docsResponse(ctx.method, ctx.path, ctx.headers, options, baseFor(ctx, options));
+      const page = await renderProblemPage(ctx.method, ctx.path, ctx.headers, options, baseFor(ctx, options));
       if (page !== null) return send(ctx, page, NO_HEADERS);
     }
     const agent = isAgentRequest({ headers: ctx.headers });

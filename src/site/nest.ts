@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Catch, Inject, IntrinsicException, Logger, Module, type ArgumentsHost, type DynamicModule, type ExceptionFilter, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, HttpAdapterHost } from '@nestjs/core';
 import { UNKNOWN_STATUS } from '../core/catalog.js';
-import { baseOf, convertAppError, docsResponse, ENTITY_HEADERS, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions, type Rendered } from './friendly.js';
+import { baseOf, convertAppError, renderProblemPage, ENTITY_HEADERS, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions, type Rendered } from './friendly.js';
 import { answer, checkOptions, mayBeDocs, type Answers } from './policy.js';
 
 /** The text of Nest's own 500 body, as its BaseExceptionFilter sends it. */
@@ -86,17 +86,17 @@ const LOGGER = new Logger('ExceptionsHandler');
  * AgentError, and Nest's generic 500 for anything else. Every exception but an AgentError and a
  * client error (an HttpException or a platform's error of 4xx) goes to `onError`, else to Nest's
  * Logger, as Nest's BaseExceptionFilter logs it.
- * Registered by AgentErrorsModule.forRoot, or `app.useGlobalFilters(new AgentErrorsFilter(options, app.get(HttpAdapterHost)))`:
+ * Registered by AgentFriendlyModule.forRoot, or `app.useGlobalFilters(new AgentFriendlyFilter(options, app.get(HttpAdapterHost)))`:
  * Nest gives a filter made with `new` no HttpAdapterHost of its own, so one made without it is refused.
  */
-export class AgentErrorsFilter implements ExceptionFilter {
+export class AgentFriendlyFilter implements ExceptionFilter {
   constructor(
     private readonly options: AgentFriendlyOptions = {},
     private readonly adapterHost?: HttpAdapterHost,
   ) {
-    checkOptions('AgentErrorsFilter', options);
+    checkOptions('AgentFriendlyFilter', options);
     if (typeof adapterHost?.httpAdapter !== 'object') {
-      throw new TypeError('AgentErrorsFilter: needs the app\'s HttpAdapterHost: new AgentErrorsFilter(options, app.get(HttpAdapterHost)), or import AgentErrorsModule.forRoot(options)');
+      throw new TypeError('AgentFriendlyFilter: needs the app\'s HttpAdapterHost: new AgentFriendlyFilter(options, app.get(HttpAdapterHost)), or import AgentFriendlyModule.forRoot(options)');
     }
   }
 
@@ -112,7 +112,7 @@ export class AgentErrorsFilter implements ExceptionFilter {
     // The documentation pages are no route of the app's: Nest's 404 for one of their paths serves the page instead.
     const path = String(adapter.getRequestUrl?.(request) ?? '').split('?', 1)[0]!;
     if (!mayBeDocs(options, path) || !isHttpException(exception) || exception.getStatus() !== 404 || adapter.isHeadersSent(response)) return this.answer(exception, reply);
-    return docsResponse(String(adapter.getRequestMethod?.(request) ?? 'GET'), path, request.headers, options, reply.base).then((page) =>
+    return renderProblemPage(String(adapter.getRequestMethod?.(request) ?? 'GET'), path, request.headers, options, reply.base).then((page) =>
       page === null ? this.answer(exception, reply) : send(reply, page, NO_HEADERS),
     );
   }
@@ -155,15 +155,15 @@ export class AgentErrorsFilter implements ExceptionFilter {
     return answer(exception, a, options);
   }
 }
-Catch()(AgentErrorsFilter);
+Catch()(AgentFriendlyFilter);
 
 /**
  * The middleware for the pages an app writes itself (a controller with `@Res()`), on either platform:
  * Nest hands middleware the node request and response on both. An agent's error page is converted
  * at its end; a browser's gets Accept in its Vary. The filter serves the documentation pages, which no route of the app's matches.
  */
-export function agentErrorsMiddleware(options: AgentFriendlyOptions = {}) {
-  checkOptions('agentErrorsMiddleware', options);
+export function agentFriendlyNest(options: AgentFriendlyOptions = {}) {
+  checkOptions('agentFriendlyNest', options);
   // node.ts is loaded with the first request rather than with the app: it keeps the filter, which
   // every Nest app of the site loads, within its size budget.
   let capture: typeof import('./node.js').captureErrors | undefined;
@@ -181,30 +181,30 @@ export function agentErrorsMiddleware(options: AgentFriendlyOptions = {}) {
 }
 
 /** The token of the module's options, which its middleware is made with. */
-const OPTIONS = Symbol('AgentErrorsModule.options');
+const OPTIONS = Symbol('AgentFriendlyModule.options');
 
 /**
- * The module that sets AgentFriendly up in a Nest app: AgentErrorsFilter as the app's global filter
- * (APP_FILTER), and agentErrorsMiddleware for every route.
- * @example Module({ imports: [AgentErrorsModule.forRoot({ onError: (e) => logger.error(e) })] })(AppModule);
+ * The module that sets AgentFriendly up in a Nest app: AgentFriendlyFilter as the app's global filter
+ * (APP_FILTER), and agentFriendlyNest for every route.
+ * @example Module({ imports: [AgentFriendlyModule.forRoot({ onError: (e) => logger.error(e) })] })(AppModule);
  */
-export class AgentErrorsModule implements NestModule {
+export class AgentFriendlyModule implements NestModule {
   constructor(private readonly options: AgentFriendlyOptions = {}) {}
 
   static forRoot(options: AgentFriendlyOptions = {}): DynamicModule {
-    checkOptions('AgentErrorsModule.forRoot', options);
+    checkOptions('AgentFriendlyModule.forRoot', options);
     return {
-      module: AgentErrorsModule,
+      module: AgentFriendlyModule,
       providers: [
         { provide: OPTIONS, useValue: options },
-        { provide: APP_FILTER, useFactory: (host: HttpAdapterHost) => new AgentErrorsFilter(options, host), inject: [HttpAdapterHost] },
+        { provide: APP_FILTER, useFactory: (host: HttpAdapterHost) => new AgentFriendlyFilter(options, host), inject: [HttpAdapterHost] },
       ],
     };
   }
 
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(agentErrorsMiddleware(this.options)).forRoutes('{*path}');
+    consumer.apply(agentFriendlyNest(this.options)).forRoutes('{*path}');
   }
 }
-Module({ providers: [{ provide: OPTIONS, useValue: {} }] })(AgentErrorsModule);
-Inject(OPTIONS)(AgentErrorsModule, undefined, 0);
+Module({ providers: [{ provide: OPTIONS, useValue: {} }] })(AgentFriendlyModule);
+Inject(OPTIONS)(AgentFriendlyModule, undefined, 0);

@@ -1,4 +1,4 @@
-// AgentFriendly for Next.js App Router route handlers: `export const GET = withAgentErrors(handler)`.
+// AgentFriendly for Next.js App Router route handlers: `export const GET = agentFriendlyNext(handler)`.
 // It is agentFriendlyFetch around one handler, with what Next adds: its control-flow errors
 // (notFound(), redirect() and the rendering signals) pass through untouched, and any other thrown
 // error becomes a generic 500 for everyone. Nothing is imported from 'next', not even its types, so
@@ -68,10 +68,10 @@ function hold(error: unknown, held: Held): Response {
  * plain 500 for any other thrown error. Every thrown error that is not an AgentError goes to
  * `onError`, else to console.error (where Next logs a failed handler), never to a caller. Next's control-flow errors (notFound(), redirect(), ...) are
  * re-thrown untouched, for Next to answer as it would without the wrapper.
- * @example export const GET = withAgentErrors(async (request, { params }) => Response.json(await find((await params).id)));
+ * @example export const GET = agentFriendlyNext(async (request, { params }) => Response.json(await find((await params).id)));
  */
-export function withAgentErrors<R extends Request, C>(handler: RouteHandler<R, C>, options: AgentFriendlyOptions = {}): (request: R, context: C) => Promise<Response> {
-  checkOptions('withAgentErrors', options);
+export function agentFriendlyNext<R extends Request, C>(handler: RouteHandler<R, C>, options: AgentFriendlyOptions = {}): (request: R, context: C) => Promise<Response> {
+  checkOptions('agentFriendlyNext', options);
   // The handler gets Next's own request, passed alongside the one agentFriendlyFetch reads.
   const friendly = agentFriendlyFetch<[C, Held, R]>((_served, context, held, request) => {
     let result: Response | Promise<Response>;
@@ -94,13 +94,13 @@ export function withAgentErrors<R extends Request, C>(handler: RouteHandler<R, C
 
 /**
  * The problem pages for a catch-all route, `app/problems/[code]/route.ts`: `export const GET =
- * agentErrorsDocs()`. A catalog code's page as HTML for a browser and as JSON for an agent; any other
- * code a 404, converted for an agent. `base` as for withAgentErrors, so the pages' prefix matches the
+ * agentFriendlyNextDocs()`. A catalog code's page as HTML for a browser and as JSON for an agent; any other
+ * code a 404, converted for an agent. `base` as for agentFriendlyNext, so the pages' prefix matches the
  * type URIs the site sends (its path prefix, when it has one, in front of /problems/).
  */
-export function agentErrorsDocs(options: AgentFriendlyOptions = {}): (request: Request) => Promise<Response> {
-  checkOptions('agentErrorsDocs', options);
+export function agentFriendlyNextDocs(options: AgentFriendlyOptions = {}): (request: Request) => Promise<Response> {
+  checkOptions('agentFriendlyNextDocs', options);
   const notFound = (): Response => new Response('Not Found', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
-  const handler = withAgentErrors<Request, unknown>(notFound, { ...options, docs: true });
+  const handler = agentFriendlyNext<Request, unknown>(notFound, { ...options, docs: true });
   return (request) => handler(request, undefined);
 }

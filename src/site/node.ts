@@ -1,7 +1,7 @@
 // AgentFriendly for node:http (and Express, which runs on it): captures an app's error response
 // for an agent, converts it, and lets every other response through untouched and unbuffered.
 import { ServerResponse, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
-import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, ENTITY_HEADERS, docsResponse, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions, type Rendered } from './friendly.js';
+import { baseOf, convertAppError, DEFAULT_BUFFER_BYTES, ENTITY_HEADERS, renderProblemPage, isAgentRequest, varyAccept, writeHeaders, type AgentFriendlyOptions, type Rendered } from './friendly.js';
 import { answer, checkOptions, mayBeDocs, type Answers } from './policy.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => unknown;
@@ -31,7 +31,7 @@ export function sendRendered(req: IncomingMessage, res: ServerResponse, rendered
 /** Serves a documentation page when the request asks for one; true when it did. */
 export async function serveDocs(req: IncomingMessage, res: ServerResponse, options: AgentFriendlyOptions): Promise<boolean> {
   const pathname = (req.url ?? '/').split('?', 1)[0]!;
-  const page = await docsResponse(req.method ?? 'GET', pathname, req.headers, options, baseFor(req, options));
+  const page = await renderProblemPage(req.method ?? 'GET', pathname, req.headers, options, baseFor(req, options));
   if (!page) return false;
   sendRendered(req, res, page);
   return true;
@@ -73,7 +73,7 @@ function watchHead(res: ServerResponse): void {
 }
 
 // How a response is watched. Where the response's prototype belongs to one app or server (Express
-// gives every app its own, app.response; agentFriendly gives a node:http server a class of its
+// gives every app its own, app.response; agentFriendlyNode gives a node:http server a class of its
 // own), the wrappers of writeHead, write and end go on that prototype once, and a response costs
 // nothing until its status is known: a success goes straight to the method it stands in front of,
 // and only an agent's error gets a capture. Nothing is stored on a success, so it keeps the shape
@@ -151,7 +151,7 @@ interface Watch {
  * them (a success never gets it). A property rather than an entry in a WeakMap: an entry costs
  * node's garbage collector more than the property does, about 3 us of a converted 404 on node:http.
  */
-const CAPTURE = Symbol('agentFriendly.capture');
+const CAPTURE = Symbol('agentFriendlyNode.capture');
 type Watched = ServerResponse & { [CAPTURE]?: Capture };
 
 const OWN_WATCH: Watch = {
@@ -361,10 +361,10 @@ function giveOwnClass(req: IncomingMessage, res: ServerResponse): void {
  * the server as it would without the wrapper (its last resort answers it). After the first request, the
  * server's responses are of a class of its own whose prototype carries the wrappers (see
  * giveOwnClass); node's own ServerResponse.prototype is never changed.
- * @example http.createServer(agentFriendly(app)).listen(3000);
+ * @example http.createServer(agentFriendlyNode(app)).listen(3000);
  */
-export function agentFriendly(handler: Listener, options: AgentFriendlyOptions = {}): Listener {
-  checkOptions('agentFriendly', options);
+export function agentFriendlyNode(handler: Listener, options: AgentFriendlyOptions = {}): Listener {
+  checkOptions('agentFriendlyNode', options);
   // A browser's failure goes on to the server's own last resort, as it would without the wrapper (told to the site first).
   const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): unknown =>
     answer(

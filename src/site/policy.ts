@@ -44,7 +44,7 @@ export function report(error: unknown, options: AgentFriendlyOptions, log: Log, 
   if (!isAgentError(error) && (status === null || status >= 500)) (options.onError ?? log)(error);
 }
 
-/** Does the request's path ask for a documentation page, as far as a cheap test tells (docsResponse tells for sure)? */
+/** Does the request's path ask for a documentation page, as far as a cheap test tells (renderProblemPage tells for sure)? */
 export const mayBeDocs = (options: AgentFriendlyOptions, path: string): boolean => options.docs !== false && path.includes('/problems/');
 
 /**

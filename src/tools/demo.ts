@@ -46,7 +46,7 @@ export async function clientCell(failure: FailureName, dialect: Dialect): Promis
   let calls = 0;
   let slept = 0;
   const client = createAgentClient({
-    budget: 8,
+    maxCalls: 8,
     now: clock.now,
     sleep: async (ms) => {
       clock.sleep(ms / 1000);

@@ -9,7 +9,7 @@ import { formatCell, outcomeOf, POLICIES, runLoop, type LoopResult, type PolicyN
 import { createMemoryStore } from '../agent/store.js';
 import { lookup } from '../core/catalog.js';
 import { DIALECTS, type Dialect, type WireResponse } from '../core/dialects.js';
-import { agentFriendly } from '../site/node.js';
+import { agentFriendlyNode } from '../site/node.js';
 import { demoTables, FAILURES, formatTables, scriptedService, type DemoTable, type FailureName } from './demo.js';
 
 /**
@@ -20,7 +20,7 @@ import { demoTables, FAILURES, formatTables, scriptedService, type DemoTable, ty
  */
 export async function startShop(scale: number): Promise<{ url: string; server: Server }> {
   const started = new Map<string, number>();
-  const notFound = agentFriendly((_req, res) => {
+  const notFound = agentFriendlyNode((_req, res) => {
     res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' });
     res.end('<!doctype html><html><head><title>Page not found - Example Shop</title></head><body><h1>We could not find that page</h1></body></html>');
   });
@@ -73,7 +73,7 @@ async function liveClient(base: string, run: string, failure: FailureName, diale
   let calls = 0;
   let slept = 0;
   const client = createAgentClient({
-    budget: 8,
+    maxCalls: 8,
     now: clock.now,
     store: createMemoryStore({ now: clock.now }),
     sleep: async (ms) => {

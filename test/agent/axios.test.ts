@@ -136,7 +136,7 @@ describe('agentAxios: axios-retry alone, then axios with agentAxios', () => {
   });
 
   it("keeps one request's progress across its calls: with a budget of 3, still one retry of a 500 and one told wait", async () => {
-    const bound = agent({ budget: 3 });
+    const bound = agent({ maxCalls: 3 });
     expect(await run(bound, always(SERVER_ERROR))).toEqual({ calls: 2, status: 500, delays: [1000] });
     expect(await run(bound, always({ status: 429, headers: { 'retry-after': '1' } }))).toEqual({ calls: 2, status: 429, delays: [1000] });
   });

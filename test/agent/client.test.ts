@@ -99,7 +99,7 @@ describe('the agent client', () => {
 
   it('never spends more calls than its budget', async () => {
     const server = await scripted([{ status: 503, headers: { 'retry-after': '1' } }]);
-    const result = await client(virtualClock(), { budget: 1 }).fetch(server.url);
+    const result = await client(virtualClock(), { maxCalls: 1 }).fetch(server.url);
     expect(result).toMatchObject({ ok: false, error: { code: 'temporarily_unavailable', retry_after: 1 } });
     expect(server.calls()).toBe(1);
   });
@@ -107,7 +107,7 @@ describe('the agent client', () => {
   it('waits only once even when the site asks again', async () => {
     const server = await scripted([{ status: 429, headers: { 'retry-after': '2' } }]);
     const clock = virtualClock();
-    const result = await client(clock, { budget: 5 }).fetch(server.url);
+    const result = await client(clock, { maxCalls: 5 }).fetch(server.url);
     expect(result.ok).toBe(false);
     expect(server.calls()).toBe(2);
     expect(clock.sleeps).toEqual([2000]);
@@ -164,7 +164,7 @@ describe('what the client and the fetcher say they accept', () => {
     const { isAgentRequest } = await import('../../src/site/friendly.js');
     const { agentFriendlyExpress } = await import('../../src/site/express.js');
     const { AGENT_ACCEPT } = await import('../../src/agent/policy.js');
-    const { agentFetch, PAGE_ACCEPT } = await import('../../src/agent/fetcher.js');
+    const { fetchPage, PAGE_ACCEPT } = await import('../../src/agent/fetcher.js');
     for (const accept of [AGENT_ACCEPT, PAGE_ACCEPT]) expect(isAgentRequest({ headers: { accept } }), accept).toBe(true);
 
     const seen: (string | undefined)[] = [];
@@ -177,7 +177,7 @@ describe('what the client and the fetcher say they accept', () => {
     expect(result.ok).toBe(false);
     // Express's own 404 page, read by the site itself: the raw body the agent got is the envelope.
     if (!result.ok) expect(validateEnvelope(await result.response!.json()).errors).toEqual([]);
-    const page = await agentFetch(`${server.url}/nowhere`, { store: createMemoryStore() });
+    const page = await fetchPage(`${server.url}/nowhere`, { store: createMemoryStore() });
     expect(page.ok).toBe(false);
     expect(seen).toEqual([AGENT_ACCEPT, PAGE_ACCEPT]);
   });

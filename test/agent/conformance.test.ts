@@ -265,8 +265,8 @@ export const CASES: readonly Case[] = [
       expect(second.headers?.get('agent-errors-source')).toBe('memory');
       expect(second.remembered).toBe(true);
       expect(second.ok).toBe(false);
-      // For the drop-in, agentErrorOf still says what it means: remembered, with the first answer's code.
-      if (host.agentErrorOf) expect(second.agentErrorOf).toEqual({ code: first.code, remembered: true });
+      // For the drop-in, failureOf still says what it means: remembered, with the first answer's code.
+      if (host.failureOf) expect(second.failureOf).toEqual({ code: first.code, remembered: true });
     },
   },
 
@@ -293,7 +293,7 @@ export const CASES: readonly Case[] = [
       const s = await quotaSite(site, IETF_RATELIMIT);
       const binding = make({ maxWaitSeconds: 0 });
       expect(plain(await binding.request(`${s.url}/a`))).toMatchObject({ ok: true, status: 200 });
-      // Another path of the origin, which the quota covers: agentFetch has no copy of it to serve instead.
+      // Another path of the origin, which the quota covers: fetchPage has no copy of it to serve instead.
       const next = await binding.request(`${s.url}/b`);
       expect(next.rejected).toBeUndefined();
       expect(plain(next)).toMatchObject({ ok: false, code: 'rate_limited', remembered: true });
@@ -342,7 +342,7 @@ export const CASES: readonly Case[] = [
   },
   {
     name: 'a 200 whose body is cut off mid-way: a failure with a cause, never a rejection',
-    skip: (host) => (host.name === 'agentFetch' ? null : 'a success body is the caller\'s to read'),
+    skip: (host) => (host.name === 'fetchPage' ? null : 'a success body is the caller\'s to read'),
     async run({ site, make }) {
       const s = await site(() => 'destroy');
       const result = await make().request(s.url);
@@ -354,7 +354,7 @@ export const CASES: readonly Case[] = [
 
   // ---- options, checked when the host is made ----
   optionCase('maxWaitSeconds', '30'),
-  optionCase('budget', -1),
+  optionCase('maxCalls', -1),
   optionCase('unknownDelay', 'retry'),
   optionCase('fetch', 'nope'),
   optionCase('scope', 'https://x'),

@@ -1,4 +1,4 @@
-// createAgentFetch against real loopback servers: fetch's own type, the site's own Response with its
+// agentFetch against real loopback servers: fetch's own type, the site's own Response with its
 // body unread, the client's rules behind it, answers from memory, and a remembered wait waited out.
 import fc from 'fast-check';
 import ky from 'ky';
@@ -6,9 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CODES, validateEnvelope } from '../../src/index.js';
 import { createAgentClient } from '../../src/agent/client.js';
 import { fromResponse } from '../../src/core/from-response.js';
-import { agentErrorOf, createAgentFetch } from '../../src/agent/drop-in.js';
+import { failureOf, agentFetch } from '../../src/agent/drop-in.js';
 import { SOURCE_HEADER } from '../../src/agent/policy.js';
-import { agentFetch } from '../../src/agent/fetcher.js';
+import { fetchPage } from '../../src/agent/fetcher.js';
 import { createMemoryStore } from '../../src/agent/store.js';
 import { serve, virtualClock, type TestServer } from '../helpers/server.js';
 import { closedAfterEach, googleRetryBody, requestArbitrary, type Answer } from '../helpers/sites.js';
@@ -29,15 +29,15 @@ async function scripted(responses: readonly Answer[]) {
   return Object.assign(server, { methods });
 }
 
-const setup = (extra: Parameters<typeof createAgentFetch>[0] = {}) => {
+const setup = (extra: Parameters<typeof agentFetch>[0] = {}) => {
   const clock = virtualClock();
   const store = createMemoryStore({ now: clock.now });
-  return { clock, store, fetch: createAgentFetch({ now: clock.now, sleep: clock.sleep, store, ...extra }) };
+  return { clock, store, fetch: agentFetch({ now: clock.now, sleep: clock.sleep, store, ...extra }) };
 };
 
 const GOOGLE_RETRY = googleRetryBody(3);
 
-describe('createAgentFetch', () => {
+describe('agentFetch', () => {
   it("is fetch's own type, and passes a success through as the site sent it, body unread", async () => {
     const body = JSON.stringify({ items: [1, 2, 3] });
     const server = await scripted([{ status: 200, headers: { 'content-type': 'application/json', etag: '"v1"' }, body }]);
@@ -48,7 +48,7 @@ describe('createAgentFetch', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('etag')).toBe('"v1"');
     expect(await response.text()).toBe(body);
-    expect(agentErrorOf(response)).toBeUndefined();
+    expect(failureOf(response)).toBeUndefined();
   });
 
   it('waits a Retry-After of 30 s once and returns the success of the second call', async () => {
@@ -75,7 +75,7 @@ describe('createAgentFetch', () => {
     expect(response.status).toBe(429);
     expect(response.bodyUsed).toBe(false);
     expect(response.headers.get(SOURCE_HEADER)).toBeNull();
-    expect(agentErrorOf(response)).toEqual({ error: { code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 120 }, advice: CODES.rate_limited.advice, remembered: false });
+    expect(failureOf(response)).toEqual({ ok: false, error: { code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 120 }, advice: CODES.rate_limited.advice });
     expect(await response.text()).toBe(page);
     expect(clock.sleeps).toEqual([]);
   });
@@ -93,7 +93,7 @@ describe('createAgentFetch', () => {
     // A cookie the site set is not set again, nor the length or encoding of bytes sent once.
     expect([response.headers.get('set-cookie'), response.headers.get('content-length')]).toEqual([null, null]);
     expect(await response.text()).toBe(page);
-    expect(agentErrorOf(response)).toMatchObject({ remembered: true, error: { code: 'temporarily_unavailable', retry_after: 75 } });
+    expect(failureOf(response)).toMatchObject({ remembered: true, error: { code: 'temporarily_unavailable', retry_after: 75 } });
   });
 
   it('answers from memory with the envelope when the store kept no words of the site: the code\'s status, Retry-After left', async () => {
@@ -123,7 +123,7 @@ describe('createAgentFetch', () => {
     expect(remembered.headers.get(SOURCE_HEADER)).toBe('memory');
     expect(remembered.status).toBe(402);
     expect(await remembered.text()).toBe(own);
-    expect(agentErrorOf(remembered)?.error).toMatchObject({ code: 'quota_spent', retry: 'after_delay', retry_after: 120 });
+    expect(failureOf(remembered)?.error).toMatchObject({ code: 'quota_spent', retry: 'after_delay', retry_after: 120 });
   });
 
   it('rejects as fetch does when no response arrives', async () => {
@@ -143,7 +143,7 @@ describe('createAgentFetch', () => {
     expect(clock.sleeps).toEqual([2_000]);
     const failing = await scripted([{ status: 404 }]);
     const error = await api.get(failing.url).catch((e: { response: Response }) => e);
-    expect(agentErrorOf((error as { response: Response }).response)?.error.code).toBe('not_found');
+    expect(failureOf((error as { response: Response }).response)?.error.code).toBe('not_found');
   });
 });
 
@@ -155,7 +155,7 @@ describe('a remembered wait is waited out like a told one', () => {
     return store;
   };
 
-  it('createAgentClient, createAgentFetch and agentFetch sleep a remembered 4 s, then call the site once', async () => {
+  it('createAgentClient, agentFetch and fetchPage sleep a remembered 4 s, then call the site once', async () => {
     for (const kind of ['client', 'fetch', 'fetcher'] as const) {
       const server = await scripted([{ status: 200, body: 'ok' }]);
       const clock = virtualClock();
@@ -165,8 +165,8 @@ describe('a remembered wait is waited out like a told one', () => {
         kind === 'client'
           ? (await createAgentClient(options).fetch(server.url)).ok
           : kind === 'fetch'
-            ? (await createAgentFetch(options)(server.url)).status === 200
-            : (await agentFetch(server.url, options)).ok;
+            ? (await agentFetch(options)(server.url)).status === 200
+            : (await fetchPage(server.url, options)).ok;
       expect({ kind, ok, sleeps: clock.sleeps, calls: server.calls() }).toEqual({ kind, ok: true, sleeps: [4_000], calls: 1 });
     }
   });
@@ -193,16 +193,16 @@ describe('a remembered wait is waited out like a told one', () => {
 describe("unknownDelay: 'backoff'", () => {
   it('guesses 1, 2, 4 s for a wait with no delay, within the budget and within maxWaitSeconds in all', async () => {
     const server = await scripted([{ status: 429 }, { status: 429 }, { status: 429 }, { status: 200, body: 'ok' }]);
-    const { fetch: f, clock } = setup({ unknownDelay: 'backoff', budget: 8, maxWaitSeconds: 10 });
+    const { fetch: f, clock } = setup({ unknownDelay: 'backoff', maxCalls: 8, maxWaitSeconds: 10 });
     expect(await (await f(server.url)).text()).toBe('ok');
     expect(clock.sleeps).toEqual([1_000, 2_000, 4_000]);
   });
 
   it('stops guessing before the sleeps would pass maxWaitSeconds, and hands the error back', async () => {
     const server = await scripted([{ status: 429 }]);
-    const { fetch: f, clock } = setup({ unknownDelay: 'backoff', budget: 8, maxWaitSeconds: 5 });
+    const { fetch: f, clock } = setup({ unknownDelay: 'backoff', maxCalls: 8, maxWaitSeconds: 5 });
     const response = await f(server.url);
-    expect(agentErrorOf(response)?.error).toMatchObject({ code: 'rate_limited', retry_after: null });
+    expect(failureOf(response)?.error).toMatchObject({ code: 'rate_limited', retry_after: null });
     expect(clock.sleeps).toEqual([1_000, 2_000]);
     expect(server.calls()).toBe(3);
   });
@@ -216,7 +216,7 @@ describe("unknownDelay: 'backoff'", () => {
   });
 });
 
-describe('createAgentFetch, whatever the server answers (fast-check)', () => {
+describe('agentFetch, whatever the server answers (fast-check)', () => {
   const STATUSES = [200, 201, 204, 400, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504];
   const reply = fc.record({
     status: fc.constantFrom(...STATUSES),
@@ -246,7 +246,7 @@ describe('createAgentFetch, whatever the server answers (fast-check)', () => {
         n = 0;
         methods.length = 0;
         const clock = virtualClock();
-        const f = createAgentFetch({ now: clock.now, sleep: clock.sleep, store: createMemoryStore({ now: clock.now }), budget: s.budget, maxWaitSeconds: s.maxWaitSeconds, unknownDelay: s.unknownDelay });
+        const f = agentFetch({ now: clock.now, sleep: clock.sleep, store: createMemoryStore({ now: clock.now }), maxCalls: s.budget, maxWaitSeconds: s.maxWaitSeconds, unknownDelay: s.unknownDelay });
         const headers: Record<string, string> = s.key ? { 'idempotency-key': 'k' } : {};
         const response = await f(server.url, { method: s.method, headers, ...(s.method === 'GET' ? {} : { body: 'x' }) });
         const calls = methods.length;

@@ -118,7 +118,7 @@ describe('agentGot: got alone, then with the plug-in', () => {
   });
 
   it("keeps one request's progress across got's retries: with a budget of 3, still one retry of a 500 and one told wait", async () => {
-    const agent = plugin({ budget: 3 });
+    const agent = plugin({ maxCalls: 3 });
     expect(await run(agent, always(SERVER_ERROR))).toEqual({ calls: 2, status: 500, delays: [1000] });
     expect(await run(agent, always({ status: 429, headers: { 'retry-after': '1' } }))).toEqual({ calls: 2, status: 429, delays: [1000] });
   });

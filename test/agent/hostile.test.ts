@@ -5,7 +5,7 @@
 // RSS grew. Each host is made with `bodyTimeoutSeconds: 1` and must settle within that second plus
 // 2 s of slack, with less than 64 MB of RSS growth, and hand the error back (a Retry-After: 120
 // is handed back, not waited). A success is the caller's to read: the host returns it at once,
-// and agentFetch passes a body too long to keep through as a stream. Two children at a time, for
+// and fetchPage passes a body too long to keep through as a stream. Two children at a time, for
 // 2 cores. Part of npm run test:slow.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -71,8 +71,8 @@ const CASES: readonly HostileCase[] = [
     request: { read: false, stream: true },
     check: ({ result }, host) => {
       expect(result?.rejected).toBeUndefined();
-      // agentFetch keeps no copy of a body longer than maxCopyBytes: it passes it through. The others return the Response, unread.
-      if (host.name === 'agentFetch') expect(result).toMatchObject({ ok: true, status: 200, bodyNull: true, stream: 'cancelled' });
+      // fetchPage keeps no copy of a body longer than maxCopyBytes: it passes it through. The others return the Response, unread.
+      if (host.name === 'fetchPage') expect(result).toMatchObject({ ok: true, status: 200, bodyNull: true, stream: 'cancelled' });
       else expect(result).toMatchObject({ ok: true, status: 200 });
     },
   },

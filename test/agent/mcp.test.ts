@@ -1,5 +1,5 @@
 // toToolResult and the envelope's output schema: each failure shape as an MCP tool result, and the
-// real MCP SDK end to end (a server whose tool calls a loopback site through createAgentFetch, a
+// real MCP SDK end to end (a server whose tool calls a loopback site through agentFetch, a
 // client calling it over the SDK's Streamable HTTP transport on 127.0.0.1).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -12,8 +12,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CODES, EXAMPLES, RETRY_WORDS, lookup, validateEnvelope, type Envelope, type EnvelopeError } from '../../src/index.js';
 import { createAgentClient } from '../../src/agent/client.js';
-import { agentErrorOf, createAgentFetch } from '../../src/agent/drop-in.js';
-import { agentFetch } from '../../src/agent/fetcher.js';
+import { failureOf, agentFetch } from '../../src/agent/drop-in.js';
+import { fetchPage } from '../../src/agent/fetcher.js';
 import { ENVELOPE_OUTPUT_SCHEMA, toolOutputSchema, toToolResult, type ObjectJsonSchema, type ToolErrorResult } from '../../src/agent/mcp.js';
 import { createMemoryStore } from '../../src/agent/store.js';
 import { serve, virtualClock, type TestServer } from '../helpers/server.js';
@@ -85,9 +85,9 @@ describe('toToolResult', () => {
     );
   });
 
-  it("reads a createAgentFetch Response: the 429's delay, and nothing of its HTML page", async () => {
+  it("reads an agentFetch Response: the 429's delay, and nothing of its HTML page", async () => {
     const { url } = await site();
-    const response = await createAgentFetch(agentOptions())(`${url}/limited`);
+    const response = await agentFetch(agentOptions())(`${url}/limited`);
     const tool = toToolResult(response);
     expect(expectToolError(tool)).toEqual({ error: { code: 'rate_limited', message: 'Slow down', field: null, retry: 'after_delay', retry_after: 120 } });
     expect(textOf(tool)).toBe(
@@ -95,13 +95,13 @@ describe('toToolResult', () => {
         'Retry word after_delay, next step wait. When: the site gave a delay of 120 seconds (retry_after).',
     );
     expect(response.bodyUsed).toBe(false);
-    // What agentErrorOf says, read as it is, gives the same result.
-    expect(toToolResult(agentErrorOf(response)!)).toEqual(tool);
+    // What failureOf says, read as it is, gives the same result.
+    expect(toToolResult(failureOf(response)!)).toEqual(tool);
   });
 
-  it('reads an agentFetch failure, here a 503 page that gave no delay: valid as received, and says no delay was given', async () => {
+  it('reads a fetchPage failure, here a 503 page that gave no delay: valid as received, and says no delay was given', async () => {
     const { url } = await site();
-    const failure = await agentFetch(`${url}/down`, agentOptions());
+    const failure = await fetchPage(`${url}/down`, agentOptions());
     if (failure.ok) throw new Error('expected a failure');
     const tool = toToolResult(failure);
     const envelope = expectToolError(tool, { received: true });
@@ -158,11 +158,11 @@ describe('toToolResult', () => {
     const { url } = await site();
     const ok = await createAgentClient(agentOptions()).fetch(`${url}/ok`);
     expect(() => toToolResult(ok as never)).toThrow(new TypeError('toToolResult takes a failure; this result has ok: true'));
-    const success = await createAgentFetch(agentOptions())(`${url}/ok`);
+    const success = await agentFetch(agentOptions())(`${url}/ok`);
     expect(() => toToolResult(success)).toThrow(/this 200 Response is not an error response/);
-    // An error Response of another fetch: agentErrorOf cannot say what it means without reading its body.
+    // An error Response of another fetch: failureOf cannot say what it means without reading its body.
     const foreign = await fetch(`${url}/limited`);
-    expect(() => toToolResult(foreign)).toThrow(/this 429 Response is not an error response a createAgentFetch function returned/);
+    expect(() => toToolResult(foreign)).toThrow(/this 429 Response is not an error response an agentFetch function returned/);
     expect(() => toToolResult({ ...FIELD_ENVELOPE.error, retry: 'soon' as never })).toThrow(/not a valid envelope: \/error\/retry must be one of/);
     expect(() => toToolResult({} as never)).toThrow(TypeError);
   });
@@ -213,12 +213,12 @@ const INPUT_SCHEMA: Tool['inputSchema'] = { type: 'object', properties: { path: 
 
 /**
  * An MCP server on loopback, stateless (a Server and transport per request, as the SDK's stateless
- * example does), with two tools that GET a path of `siteUrl` through one createAgentFetch:
+ * example does), with two tools that GET a path of `siteUrl` through one agentFetch:
  * `get_order`, declaring toolOutputSchema(ORDER_SCHEMA), and `get_bare`, declaring
  * ENVELOPE_OUTPUT_SCHEMA alone; a success comes back as the site's JSON, in text and structured.
  */
 async function mcpServer(siteUrl: string): Promise<TestServer> {
-  const fetchAsAgent = createAgentFetch(agentOptions());
+  const fetchAsAgent = agentFetch(agentOptions());
   const tools: Tool[] = [
     { name: 'get_order', description: 'Reads an order from the shop.', inputSchema: INPUT_SCHEMA, outputSchema: toolOutputSchema(ORDER_SCHEMA) },
     { name: 'get_bare', description: 'Reads a path of the shop.', inputSchema: INPUT_SCHEMA, outputSchema: ENVELOPE_OUTPUT_SCHEMA },
@@ -229,7 +229,7 @@ async function mcpServer(siteUrl: string): Promise<TestServer> {
     server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const { path, tamper } = request.params.arguments as { path: string; tamper?: boolean };
       const response = await fetchAsAgent(new URL(path, siteUrl));
-      if (agentErrorOf(response)) {
+      if (failureOf(response)) {
         const result = toToolResult(response);
         // A member the envelope does not have, to show the client checks an error result's structuredContent.
         return tamper ? { ...result, structuredContent: { ...result.structuredContent, advice: 'retry' } } : result;

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentClient } from '../../src/agent/client.js';
 import { scoper } from '../../src/agent/policy.js';
 import { agentGot } from '../../src/agent/got.js';
-import { agentErrorsInterceptor } from '../../src/agent/undici.js';
+import { agentUndici } from '../../src/agent/undici.js';
 import { createMemoryStore } from '../../src/agent/store.js';
 import { pacingContract, pause } from '../helpers/pacing.js';
 import { serve, type TestServer } from '../helpers/server.js';
@@ -132,7 +132,7 @@ describe('the plug-ins pace as the client does', () => {
 
   it('undici: concurrent requests through the interceptor stay within the announced quota', async () => {
     const site = await limited(3, 1000);
-    const dispatcher = new Agent().compose(agentErrorsInterceptor({ store: createMemoryStore(), maxWaitSeconds: 10 }));
+    const dispatcher = new Agent().compose(agentUndici({ store: createMemoryStore(), maxWaitSeconds: 10 }));
     await (await undiciFetch(site.url, { dispatcher })).text();
     const statuses = await Promise.all(Array.from({ length: 5 }, async () => (await undiciFetch(site.url, { dispatcher })).status));
     expect(statuses).toEqual(Array(5).fill(200));

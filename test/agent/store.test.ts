@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDiskStore } from '../../src/agent/disk-store.js';
-import { agentFetch } from '../../src/agent/fetcher.js';
+import { fetchPage } from '../../src/agent/fetcher.js';
 import { copySize, createMemoryStore, type CachedCopy, type Store } from '../../src/agent/store.js';
 import { serve, virtualClock } from '../helpers/server.js';
 
@@ -73,10 +73,10 @@ describe('the disk store', () => {
       else res.writeHead(503, { 'retry-after': '120' }).end('<title>Down</title>');
     });
     const first = await createDiskStore(file, { now: clock.now });
-    await agentFetch(server.url, { store: first, now: clock.now, sleep: clock.sleep });
+    await fetchPage(server.url, { store: first, now: clock.now, sleep: clock.sleep });
     first.close();
     const second = await createDiskStore(file, { now: clock.now });
-    const page = await agentFetch(server.url, { store: second, now: clock.now, sleep: clock.sleep });
+    const page = await fetchPage(server.url, { store: second, now: clock.now, sleep: clock.sleep });
     expect(page).toMatchObject({ ok: true, stale: true, body: 'v1', stale_because: { code: 'temporarily_unavailable', retry_after: 120 } });
     second.close();
     const third = await createDiskStore(file, { now: clock.now });

@@ -1,4 +1,4 @@
-// agentErrorsInterceptor against real loopback servers, through undici's own fetch, Node 20's
+// agentUndici against real loopback servers, through undici's own fetch, Node 20's
 // built-in fetch (its bundled undici 6, reading the global dispatcher undici 7 sets), undici's
 // request API, and the openai SDK on the global fetch: waits told in headers or bodies, answers
 // from memory, successes streamed, error pages held only as far as needed and handed over whole.
@@ -14,7 +14,7 @@ import { CODES } from '../../src/index.js';
 import { abortableSleep } from '../../src/agent/policy.js';
 import { SOURCE_HEADER } from '../../src/agent/policy.js';
 import { createMemoryStore } from '../../src/agent/store.js';
-import { agentErrorsInterceptor, type AgentErrorsInterceptorOptions } from '../../src/agent/undici.js';
+import { agentUndici, type AgentUndiciOptions } from '../../src/agent/undici.js';
 import { fromResponse, MAX_BODY_BYTES } from '../../src/core/from-response.js';
 import { serve, virtualClock, type TestServer } from '../helpers/server.js';
 import { googleRetryBody, requestArbitrary } from '../helpers/sites.js';
@@ -116,18 +116,18 @@ const FETCHES: readonly { name: string; through: (dispatcher: Dispatcher) => Fet
 ];
 
 /** A dispatcher composed with the interceptor on a virtual clock and a store of its own. */
-function composed(extra: AgentErrorsInterceptorOptions = {}) {
+function composed(extra: AgentUndiciOptions = {}) {
   const clock = virtualClock();
   const agent = new Agent();
   agents.push(agent);
-  const dispatcher = agent.compose(agentErrorsInterceptor({ now: clock.now, sleep: clock.sleep, store: createMemoryStore({ now: clock.now }), ...extra }));
+  const dispatcher = agent.compose(agentUndici({ now: clock.now, sleep: clock.sleep, store: createMemoryStore({ now: clock.now }), ...extra }));
   return { clock, dispatcher };
 }
 
 const GOOGLE_RETRY = googleRetryBody(3);
 
-describe.each(FETCHES)('agentErrorsInterceptor, with $name', ({ through }) => {
-  const setup = (extra: AgentErrorsInterceptorOptions = {}) => {
+describe.each(FETCHES)('agentUndici, with $name', ({ through }) => {
+  const setup = (extra: AgentUndiciOptions = {}) => {
     const { clock, dispatcher } = composed(extra);
     return { clock, fetch: through(dispatcher) };
   };
@@ -269,7 +269,7 @@ describe.each(FETCHES)('agentErrorsInterceptor, with $name', ({ through }) => {
   });
 });
 
-describe("agentErrorsInterceptor, with undici's request API", () => {
+describe("agentUndici, with undici's request API", () => {
   it('sends a string body again after a told wait, but never a stream, which cannot be sent twice', async () => {
     const server = await scripted([{ status: 429, headers: { 'retry-after': '1' } }, { status: 200, body: 'ok' }]);
     const { clock, dispatcher } = composed();
@@ -306,7 +306,7 @@ describe("agentErrorsInterceptor, with undici's request API", () => {
   });
 });
 
-describe('agentErrorsInterceptor, with the openai SDK on the global fetch (its own retries off)', () => {
+describe('agentUndici, with the openai SDK on the global fetch (its own retries off)', () => {
   const COMPLETION = JSON.stringify({
     id: 'chatcmpl-1',
     object: 'chat.completion',
@@ -358,7 +358,7 @@ describe('agentErrorsInterceptor, with the openai SDK on the global fetch (its o
   });
 });
 
-describe('agentErrorsInterceptor, whatever the server answers (fast-check)', () => {
+describe('agentUndici, whatever the server answers (fast-check)', () => {
   const LARGE = PATTERN.subarray(0, MAX_BODY_BYTES + 40_000);
   // Not 204, 205 and 304, which carry no body; nor 421, which fetch itself sends again on a new
   // connection (the Fetch standard, HTTP-network-or-cache fetch step 16): a second dispatch.
@@ -398,8 +398,8 @@ describe('agentErrorsInterceptor, whatever the server answers (fast-check)', () 
         n = 0;
         methods.length = 0;
         const clock = virtualClock();
-        const options = { now: clock.now, sleep: clock.sleep, store: createMemoryStore({ now: clock.now }), budget: s.budget, maxWaitSeconds: s.maxWaitSeconds, unknownDelay: s.unknownDelay };
-        const dispatcher = agent.compose(agentErrorsInterceptor(options));
+        const options = { now: clock.now, sleep: clock.sleep, store: createMemoryStore({ now: clock.now }), maxCalls: s.budget, maxWaitSeconds: s.maxWaitSeconds, unknownDelay: s.unknownDelay };
+        const dispatcher = agent.compose(agentUndici(options));
         const headers: Record<string, string> = s.key ? { 'idempotency-key': 'k' } : {};
         const response = await undiciFetch(server!.url, { dispatcher, method: s.method, headers, ...(s.method === 'GET' ? {} : { body: 'x' }) });
         const calls = methods.length;

@@ -26,11 +26,11 @@ describe('peer adapters', () => {
   it('lists each peer alone then with its plug-in, and this package\'s client last (bench/all.ts divides by the last column)', () => {
     expect(PEERS.map((p) => p.name)).toEqual([
       'ky',
-      'ky + createAgentFetch',
+      'ky + agentFetch',
       'got',
       'got + agentGot',
       'undici RetryAgent',
-      'undici + agentErrorsInterceptor',
+      'undici + agentUndici',
       'axios-retry',
       'axios + agentAxios',
       'this package, backoff',
@@ -51,11 +51,11 @@ describe('peer adapters', () => {
 
   it.each([
     ['ky', 'HTTPError 404'],
-    ['ky + createAgentFetch', 'HTTPError 404'],
+    ['ky + agentFetch', 'HTTPError 404'],
     ['got', 'HTTPError 404'],
     ['got + agentGot', 'HTTPError 404'],
     ['undici RetryAgent', '404 returned'],
-    ['undici + agentErrorsInterceptor', '404 returned'],
+    ['undici + agentUndici', '404 returned'],
     ['axios-retry', 'AxiosError 404'],
     ['axios + agentAxios', 'AxiosError 404'],
     ['this package, backoff', 'not_found, no delay'],

@@ -24,7 +24,7 @@ describe('markdownTable', () => {
 const cell = (outcome: string, calls: number, seconds = 0) => ({ outcome, calls, seconds });
 
 // Three columns of PEERS: ky alone, ky with its plug-in, and this package's client.
-const three = [PEERS.find((p) => p.name === 'ky')!, PEERS.find((p) => p.name === 'ky + createAgentFetch')!, PEERS.find((p) => p.name === 'this package')!];
+const three = [PEERS.find((p) => p.name === 'ky')!, PEERS.find((p) => p.name === 'ky + agentFetch')!, PEERS.find((p) => p.name === 'this package')!];
 const grid: Row[] = [
   { failure: 'rate_limited', dialect: 'google', cells: [cell('HTTPError 429', 3, 1), cell('ok', 2, 30), cell('ok', 2, 30)] },
   { failure: 'rate_limited', dialect: 'vague', cells: [cell('HTTPError 429', 3, 1), cell('HTTPError 429', 1), cell('rate_limited, no delay', 1)] },
@@ -40,7 +40,7 @@ describe('seedComparisons and goalMisses', () => {
   it('pairs a plug-in column with its client alone and this package\'s client, cell by cell', () => {
     const [ky] = seedComparisons(grid, three);
     expect(ky!.client).toBe('ky');
-    expect(ky!.plugged).toBe('ky + createAgentFetch');
+    expect(ky!.plugged).toBe('ky + agentFetch');
     expect(ky!.cells.map((c) => [c.label, c.short, c.delayGiven, c.alone.calls, c.plugged.calls, c.ours.calls])).toEqual([
       ['rate limited (429), google', '429 google', true, 3, 2, 2],
       ['rate limited (429), vague', '429 vague', false, 3, 1, 1],
@@ -78,7 +78,7 @@ describe('headlineTable', () => {
     expect(headlineTable([...comparisons, missed], grid, three, []).split('\n')).toEqual([
       '| client | plug-in | cells | alone | with the plug-in | goal |',
       '| --- | --- | ---: | --- | --- | --- |',
-      '| ky | `createAgentFetch` | 2 | 0 ok, 6 calls | 1 ok, 3 calls | met |',
+      '| ky | `agentFetch` | 2 | 0 ok, 6 calls | 1 ok, 3 calls | met |',
       '| got | `agentGot` | 1 | 0 ok, 3 calls | 0 ok, 1 call | 1 missed |',
       "| this package's client |  | 2 | 1 ok, 3 calls |  |  |",
     ]);
@@ -91,7 +91,7 @@ describe('chartOf', () => {
     expect(chart.series).toEqual(['alone', "with this package's plug-in", "this package's client"]);
     expect(chart.panels.map((p) => [p.title, p.groups.map((g) => [g.label, g.bars.map((b) => [b.value, b.ok])])])).toEqual([
       [
-        'ky / ky + createAgentFetch',
+        'ky / ky + agentFetch',
         [
           ['429 google', [[3, false], [2, true], [2, true]]],
           ['429 vague', [[3, false], [1, false], [1, false]]],

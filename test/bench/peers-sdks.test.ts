@@ -47,13 +47,13 @@ describe('SDK columns', () => {
     expect(paths[0]).toMatch(vendor === 'github' ? /^GET / : /^POST /);
   });
 
-  it.each(vendors)('%s: with createAgentFetch, waits out a retry-after of 1 s once, in 2 calls', async (vendor) => {
+  it.each(vendors)('%s: with agentFetch, waits out a retry-after of 1 s once, in 2 calls', async (vendor) => {
     const { server } = await vendorServer(vendor, { status: vendor === 'github' ? 403 : 429, headers: { 'retry-after': '1' } });
     const { outcome, calls, seconds } = await runCell(SDKS[vendor].plugged, server.url, server.calls);
     expect({ outcome, calls, waited: seconds >= 1 }).toEqual({ outcome: 'ok', calls: 2, waited: true });
   });
 
-  it.each(vendors)('%s: with createAgentFetch, its own retries are off: a 429 with no delay is handed back after one call', async (vendor) => {
+  it.each(vendors)('%s: with agentFetch, its own retries are off: a 429 with no delay is handed back after one call', async (vendor) => {
     const { server } = await vendorServer(vendor, { status: 429, headers: {} });
     const { outcome, calls } = await runCell(SDKS[vendor].plugged, server.url, server.calls);
     expect(calls).toBe(1);

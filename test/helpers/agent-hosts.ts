@@ -11,16 +11,16 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import type { Readable } from 'node:stream';
 import { agentAxios, type AgentAxiosOptions } from '../../src/agent/axios.js';
 // The package's own entry points (its exports map's subpaths), so that what moves inside src/agent changes nothing here.
-import { agentErrorOf, createAgentClient, createAgentFetch, fromResponse, SOURCE_HEADER, type AgentClientOptions, type Store } from '../../src/agent/index.js';
-import { agentFetch, type AgentFetchOptions } from '../../src/agent/fetcher.js';
+import { failureOf, createAgentClient, agentFetch, fromResponse, SOURCE_HEADER, type AgentClientOptions, type Store } from '../../src/agent/index.js';
+import { fetchPage, type FetchPageOptions } from '../../src/agent/fetcher.js';
 import { agentGot, type AgentGotOptions } from '../../src/agent/got.js';
-import { agentErrorsInterceptor, type AgentErrorsInterceptorOptions } from '../../src/agent/undici.js';
+import { agentUndici, type AgentUndiciOptions } from '../../src/agent/undici.js';
 
 /** The options every host is made with; each takes the ones it knows (Host.takes). */
 export interface HostOptions {
   readonly store?: Store;
   readonly maxWaitSeconds?: number;
-  readonly budget?: number;
+  readonly maxCalls?: number;
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly now?: () => number;
   readonly unknownDelay?: 'hand_back' | 'backoff';
@@ -28,7 +28,7 @@ export interface HostOptions {
   readonly fetch?: typeof globalThis.fetch;
   /** The most seconds an error body is read before it is judged from what arrived. // new option, issue 25 */
   readonly bodyTimeoutSeconds?: number;
-  /** agentFetch: the most bytes of a success it keeps a copy of; a longer body passes through as a stream. // new option, issue 25 */
+  /** fetchPage: the most bytes of a success it keeps a copy of; a longer body passes through as a stream. // new option, issue 25 */
   readonly maxCopyBytes?: number;
 }
 
@@ -62,18 +62,18 @@ export interface HostResult {
   readonly field?: string | null;
   /** The answer came from memory without a call: the host says so, or the response carries `agent-errors-source: memory`. */
   readonly remembered?: boolean;
-  /** The body as text when it was read (at most READ_CAP bytes); null when the host says it kept none (agentFetch's stream). */
+  /** The body as text when it was read (at most READ_CAP bytes); null when the host says it kept none (fetchPage's stream). */
   readonly body?: string | null;
   readonly headers?: Headers;
-  /** What agentErrorOf said of the Response, for the hosts whose Responses it knows (Host.agentErrorOf). */
-  readonly agentErrorOf?: { readonly code: string; readonly remembered: boolean };
+  /** What failureOf said of the Response, for the hosts whose Responses it knows (Host.failureOf). */
+  readonly failureOf?: { readonly code: string; readonly remembered: boolean };
   /** The original error of a failure that got no response, kept on the failure (client and fetcher). */
   readonly cause?: unknown;
-  /** What the host's promise rejected with (or its factory threw on the call, for agentFetch). */
+  /** What the host's promise rejected with (or its factory threw on the call, for fetchPage). */
   readonly rejected?: unknown;
-  /** agentFetch's success body passed through unbuffered. // new member, issue 25 */
+  /** fetchPage's success body passed through unbuffered. // new member, issue 25 */
   readonly stream?: ReadableStream<Uint8Array> | null;
-  /** The host's own result: an AgentResult, a Response, a FetchResult, got's or axios's response, or the error. */
+  /** The host's own result: an AgentResult, a Response, a FetchPageResult, got's or axios's response, or the error. */
   readonly raw: unknown;
   /** Cancels whatever body is still unread, so the site stops sending. */
   readonly release: () => Promise<void>;
@@ -94,7 +94,7 @@ export interface Host {
   readonly name: string;
   /** The options the host takes; it ignores the rest of HostOptions. */
   readonly takes: ReadonlySet<OptionName>;
-  /** Where invalid options are refused: when the host is made (a factory), or on the call (agentFetch, a function). */
+  /** Where invalid options are refused: when the host is made (a factory), or on the call (fetchPage, a function). */
   readonly refuses: 'create' | 'call';
   /**
    * How a request answered from memory reaches the caller: as the site's own response, remembered
@@ -104,8 +104,8 @@ export interface Host {
   readonly memory: 'site' | 'result' | Unable;
   /** How a request that gets no response ends: a failure with code and cause ('result'), or a rejection, as the library's own. */
   readonly noResponse: 'result' | 'reject';
-  /** Whether agentErrorOf(response) says what the host's error Responses mean. */
-  readonly agentErrorOf: boolean;
+  /** Whether failureOf(response) says what the host's error Responses mean. */
+  readonly failureOf: boolean;
   /** Whether the host asks the store before each call (so it follows another caller's probe and keeps to an announced quota). */
   readonly admits: true | Unable;
   /** Makes the host: a factory call, which throws on invalid options where `refuses` is 'create'. */
@@ -169,18 +169,18 @@ const read = (status: number, headers: Headers, body: unknown) => envelope(fromR
 const rejection = (error: unknown): HostResult => ({ ok: false, status: null, rejected: error, raw: error, release: nothing });
 
 /** A fetch Response a drop-in, ky or the interceptor handed over, normalised. */
-async function fromFetchResponse(response: Response, request: HostRequest, info: ReturnType<typeof agentErrorOf> | null): Promise<HostResult> {
+async function fromFetchResponse(response: Response, request: HostRequest, info: ReturnType<typeof failureOf> | null): Promise<HostResult> {
   const body = request.read === false ? undefined : await readCapped(response.body);
   const fromHeader = response.headers.get(SOURCE_HEADER) === 'memory';
   const failed = response.status >= 400;
-  // The drop-in says what an error means (agentErrorOf); the interceptor's caller reads the body.
+  // The drop-in says what an error means (failureOf); the interceptor's caller reads the body.
   const meaning = info ? envelope(info.error) : failed && body !== undefined ? read(response.status, response.headers, body) : {};
   return {
     ok: !failed && !info,
     status: response.status,
     ...meaning,
     remembered: (info ? info.remembered : false) || fromHeader,
-    ...(info ? { agentErrorOf: { code: info.error.code, remembered: info.remembered } } : {}),
+    ...(info ? { failureOf: { code: info.error.code, remembered: info.remembered === true } } : {}),
     ...(body !== undefined ? { body } : {}),
     headers: response.headers,
     raw: response,
@@ -190,13 +190,13 @@ async function fromFetchResponse(response: Response, request: HostRequest, info:
 
 /** The options a host takes. */
 const takes = (...names: OptionName[]): ReadonlySet<OptionName> => new Set(names);
-const RULES: OptionName[] = ['store', 'maxWaitSeconds', 'budget', 'sleep', 'now', 'unknownDelay', 'scope', 'bodyTimeoutSeconds'];
+const RULES: OptionName[] = ['store', 'maxWaitSeconds', 'maxCalls', 'sleep', 'now', 'unknownDelay', 'scope', 'bodyTimeoutSeconds'];
 
 // HostOptions carries the new options beside the ones each API declares; each API is handed the
 // whole object, as a caller would hand one options object around.
 const asClient = (o: HostOptions) => o as AgentClientOptions;
 
-/** A host that resolves to the drop-in's own Response (alone, or inside a client that hands it over): agentErrorOf reads it. */
+/** A host that resolves to the drop-in's own Response (alone, or inside a client that hands it over): failureOf reads it. */
 function dropIn(name: string, fetchOf: (options: HostOptions) => (url: string, init: RequestInit) => Promise<Response>): Host {
   return {
     name,
@@ -205,7 +205,7 @@ function dropIn(name: string, fetchOf: (options: HostOptions) => (url: string, i
     memory: 'site',
     noResponse: 'reject',
     admits: true,
-    agentErrorOf: true,
+    failureOf: true,
     make(options) {
       const call = fetchOf(options);
       return {
@@ -216,7 +216,7 @@ function dropIn(name: string, fetchOf: (options: HostOptions) => (url: string, i
           } catch (error) {
             return rejection(error);
           }
-          return fromFetchResponse(response, request, agentErrorOf(response) ?? undefined);
+          return fromFetchResponse(response, request, failureOf(response) ?? undefined);
         },
         close: nothing,
       };
@@ -232,7 +232,7 @@ export const HOSTS: readonly Host[] = [
     memory: 'result',
     noResponse: 'result',
     admits: true,
-    agentErrorOf: false,
+    failureOf: false,
     make(options) {
       const client = createAgentClient(asClient(options));
       return {
@@ -260,23 +260,23 @@ export const HOSTS: readonly Host[] = [
       };
     },
   },
-  dropIn('createAgentFetch', (options) => createAgentFetch(asClient(options))),
-  // ky hands over the drop-in's own Response, so agentErrorOf knows it.
-  dropIn('createAgentFetch in ky', (options) => ky.create({ fetch: createAgentFetch(asClient(options)), retry: 0, throwHttpErrors: false, timeout: false })),
+  dropIn('agentFetch', (options) => agentFetch(asClient(options))),
+  // ky hands over the drop-in's own Response, so failureOf knows it.
+  dropIn('agentFetch in ky', (options) => ky.create({ fetch: agentFetch(asClient(options)), retry: 0, throwHttpErrors: false, timeout: false })),
   {
-    name: 'agentFetch',
+    name: 'fetchPage',
     takes: takes(...RULES, 'fetch', 'maxCopyBytes'),
     refuses: 'call',
     memory: 'result',
     noResponse: 'result',
     admits: true,
-    agentErrorOf: false,
+    failureOf: false,
     make(options) {
       return {
         async request(url, request = {}) {
           let result;
           try {
-            result = await agentFetch(url, { ...(options as AgentFetchOptions), init: initOf(request) });
+            result = await fetchPage(url, { ...(options as FetchPageOptions), init: initOf(request) });
           } catch (error) {
             return rejection(error);
           }
@@ -310,15 +310,15 @@ export const HOSTS: readonly Host[] = [
     },
   },
   {
-    name: 'agentErrorsInterceptor (undici)',
+    name: 'agentUndici (undici)',
     takes: takes(...RULES),
     refuses: 'create',
     memory: 'site',
     noResponse: 'reject',
     admits: true,
-    agentErrorOf: false,
+    failureOf: false,
     make(options) {
-      const dispatcher = new Agent().compose(agentErrorsInterceptor(options as AgentErrorsInterceptorOptions));
+      const dispatcher = new Agent().compose(agentUndici(options as AgentUndiciOptions));
       return {
         async request(url, request = {}) {
           let response: Response;
@@ -341,7 +341,7 @@ export const HOSTS: readonly Host[] = [
     memory: 'site',
     noResponse: 'reject',
     admits: true,
-    agentErrorOf: false,
+    failureOf: false,
     make(options) {
       const client = got.extend(agentGot(options as AgentGotOptions));
       return {
@@ -404,7 +404,7 @@ export const HOSTS: readonly Host[] = [
     memory: 'site',
     noResponse: 'reject',
     admits: true,
-    agentErrorOf: false,
+    failureOf: false,
     make(options) {
       const instance = agentAxios(axios.create(), options as AgentAxiosOptions);
       return {

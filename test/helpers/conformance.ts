@@ -17,14 +17,14 @@ import Koa from 'koa';
 import { expect } from 'vitest';
 import { CODES, validateEnvelope } from '../../src/index.js';
 import { agentError, isAgentError, type AgentError } from '../../src/site/agent-error.js';
-import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
+import { agentFriendlyExpressErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendlyFastify } from '../../src/site/fastify.js';
 import { agentFriendlyFetch } from '../../src/site/fetch.js';
 import { DEFAULT_RETRY_AFTER, type AgentFriendlyOptions } from '../../src/site/friendly.js';
-import { agentErrorHandlerHono, agentFriendlyHono } from '../../src/site/hono.js';
+import { agentFriendlyHonoErrorHandler, agentFriendlyHono } from '../../src/site/hono.js';
 import { agentFriendlyKoa } from '../../src/site/koa.js';
-import { AgentErrorsModule } from '../../src/site/nest.js';
-import { agentFriendly } from '../../src/site/node.js';
+import { AgentFriendlyModule } from '../../src/site/nest.js';
+import { agentFriendlyNode } from '../../src/site/node.js';
 import { escapeHtml } from '../../src/site/page.js';
 import '../../src/tools/vitest.js';
 import { AGENT, ANY, BROWSER, PROBLEM, SIGNED, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectProblemOnOrigin, expectSoldOut, expectSuccessUntouched, expectThrownAgentErrors } from './agents.js';
@@ -191,7 +191,7 @@ function nestModule(routes: readonly Route[], imports: DynamicModule[]): object 
 async function startNest({ routes, options, log }: SiteSpec, platform: ExpressAdapter | FastifyAdapter): Promise<Site> {
   const quiet = () => undefined;
   const logger = { log: quiet, warn: quiet, debug: quiet, verbose: quiet, fatal: quiet, error: log };
-  const app = await NestFactory.create(nestModule(routes, [AgentErrorsModule.forRoot(options)]) as never, platform, { logger, forceCloseConnections: true });
+  const app = await NestFactory.create(nestModule(routes, [AgentFriendlyModule.forRoot(options)]) as never, platform, { logger, forceCloseConnections: true });
   await app.listen(0, '127.0.0.1');
   const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
@@ -201,7 +201,7 @@ const ADAPTERS: readonly Adapter[] = [
   {
     name: 'node:http',
     async start({ routes, options }) {
-      const listener = agentFriendly((req, res) => {
+      const listener = agentFriendlyNode((req, res) => {
         const route = routeAt(routes, req.url ?? '/');
         if (route === undefined) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
         if (route.kind === 'throw') throw route.error();
@@ -246,7 +246,7 @@ const ADAPTERS: readonly Adapter[] = [
           })();
         });
       }
-      app.use(agentErrorHandler(options));
+      app.use(agentFriendlyExpressErrorHandler(options));
       if (ownPage) app.use((_error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(500).type('html').send(APP_PAGE));
       return serve(app);
     },
@@ -285,19 +285,19 @@ const ADAPTERS: readonly Adapter[] = [
     },
   },
   {
-    name: 'Hono, agentFriendlyFetch around app.fetch and agentErrorHandlerHono',
+    name: 'Hono, agentFriendlyFetch around app.fetch and agentFriendlyHonoErrorHandler',
     async start({ routes, options }) {
       const app = honoApp(routes);
-      app.onError(agentErrorHandlerHono(options));
+      app.onError(agentFriendlyHonoErrorHandler(options));
       return serve(getRequestListener(agentFriendlyFetch(app.fetch, options)));
     },
   },
   {
-    name: "Hono, node:http's agentFriendly around @hono/node-server's listener and agentErrorHandlerHono",
+    name: "Hono, node:http's agentFriendlyNode around @hono/node-server's listener and agentFriendlyHonoErrorHandler",
     async start({ routes, options }) {
       const app = honoApp(routes);
-      app.onError(agentErrorHandlerHono(options));
-      return serve(agentFriendly(getRequestListener(app.fetch), options));
+      app.onError(agentFriendlyHonoErrorHandler(options));
+      return serve(agentFriendlyNode(getRequestListener(app.fetch), options));
     },
   },
   {

@@ -19,7 +19,7 @@
 import { fileURLToPath } from 'node:url';
 import { createClient, createCluster } from 'redis';
 import { createAgentClient, type AgentClient } from '../../src/agent/client.js';
-import { agentFetch } from '../../src/agent/fetcher.js';
+import { fetchPage } from '../../src/agent/fetcher.js';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../src/agent/redis-store.js';
 import { createMemoryStore, type MemoryStoreOptions, type PacingOptions, type Store } from '../../src/agent/store.js';
 
@@ -315,7 +315,7 @@ async function main(): Promise<void> {
         return result.ok ? { ok: true, status: result.response.status } : { ok: false, code: result.error.code, retry_after: result.error.retry_after, remembered: result.remembered ?? false };
       }
       case 'fetch': {
-        const { headers: _headers, ...rest } = { headers: undefined, ...(await agentFetch(command.url, { store: storeOf(command.store), maxWaitSeconds: 0 })) };
+        const { headers: _headers, ...rest } = { headers: undefined, ...(await fetchPage(command.url, { store: storeOf(command.store), maxWaitSeconds: 0 })) };
         return rest;
       }
       case 'status':

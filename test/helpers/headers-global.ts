@@ -6,7 +6,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { agentFriendlyExpress } from '../../src/site/express.js';
-import { agentFriendly } from '../../src/site/node.js';
+import { agentFriendlyNode } from '../../src/site/node.js';
 
 const untouched = (): boolean => typeof Object.getOwnPropertyDescriptor(globalThis, 'Headers')?.get === 'function';
 const before = untouched();
@@ -27,7 +27,7 @@ app.get('/ok', (_req, res) => void res.json({ ok: true }));
 const servers: Server[] = [
   createServer(app),
   createServer(
-    agentFriendly((req, res) => {
+    agentFriendlyNode((req, res) => {
       if (req.url !== '/ok') res.statusCode = 404;
       res.end(req.url === '/ok' ? 'ok' : 'Not found');
     }),

@@ -36,7 +36,7 @@ export interface ChildResult {
   /** True when the host said it kept no body (body: null). */
   readonly bodyNull: boolean;
   readonly bodyLength?: number;
-  /** Whether the host handed a stream over (agentFetch's passed-through body), and whether cancelling it settled. */
+  /** Whether the host handed a stream over (fetchPage's passed-through body), and whether cancelling it settled. */
   readonly stream: 'none' | 'cancelled' | 'cancel-hung';
   readonly rejected?: { readonly name: string; readonly message: string; readonly code?: string };
   readonly cause?: string;

@@ -262,15 +262,15 @@ function lastResort(listener: Listener, hooks: Hooks): Listener {
 }
 
 async function nodeApp(wrapped: boolean, hooks: Hooks): Promise<Running> {
-  const { agentFriendly } = await import('../../src/site/node.js');
+  const { agentFriendlyNode } = await import('../../src/site/node.js');
   const app = nodeListener();
-  return listen(createServer(lastResort(wrapped ? agentFriendly(app, { onError: hooks.onError }) : app, hooks)));
+  return listen(createServer(lastResort(wrapped ? agentFriendlyNode(app, { onError: hooks.onError }) : app, hooks)));
 }
 
 async function expressApp(wrapped: boolean, hooks: Hooks): Promise<Running> {
   const { default: express } = await import('express');
   const { rateLimit } = await import('express-rate-limit');
-  const { agentFriendlyExpress, agentErrorHandler } = await import('../../src/site/express.js');
+  const { agentFriendlyExpress, agentFriendlyExpressErrorHandler } = await import('../../src/site/express.js');
   const app = express();
   if (wrapped) app.use(agentFriendlyExpress());
   app.get('/ok/stream', (req, res) => {
@@ -294,7 +294,7 @@ async function expressApp(wrapped: boolean, hooks: Hooks): Promise<Running> {
     req.pipe(res);
   });
   for (const name of FAULT_ROUTES) app.get(`/fault/${name}`, (req, res) => NODE_FAULTS[name](req, res));
-  if (wrapped) app.use(agentErrorHandler({ onError: hooks.onError }));
+  if (wrapped) app.use(agentFriendlyExpressErrorHandler({ onError: hooks.onError }));
   return listen(createServer(app));
 }
 

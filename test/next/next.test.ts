@@ -1,4 +1,4 @@
-// withAgentErrors in a real Next.js app: a tiny App Router app written into a temporary folder,
+// agentFriendlyNext in a real Next.js app: a tiny App Router app written into a temporary folder,
 // importing the BUILT package as an app would (@agent-index/errors/site/next, linked to this repo),
 // built with `next build` (its default bundler) and served with `next start` on 127.0.0.1. Run by
 // npm run test:slow (vitest.slow.config.ts); the default suite leaves it out, as it takes a minute.
@@ -24,9 +24,9 @@ const ROUTE = (log: string): string => `
 import { appendFileSync } from 'node:fs';
 import { notFound, redirect } from 'next/navigation';
 import { agentError } from '@agent-index/errors/site';
-import { withAgentErrors } from '@agent-index/errors/site/next';
+import { agentFriendlyNext } from '@agent-index/errors/site/next';
 
-export const GET = withAgentErrors(async (request, { params }) => {
+export const GET = agentFriendlyNext(async (request, { params }) => {
   const { id } = await params;
   switch (id) {
     case 'busy': throw agentError('rate_limited', { retryAfter: 30 });
@@ -41,9 +41,9 @@ export const GET = withAgentErrors(async (request, { params }) => {
 `;
 
 const DOCS = `
-import { agentErrorsDocs } from '@agent-index/errors/site/next';
+import { agentFriendlyNextDocs } from '@agent-index/errors/site/next';
 
-export const GET = agentErrorsDocs();
+export const GET = agentFriendlyNextDocs();
 `;
 
 /** The deepest folder holding both paths: Turbopack reads no file outside its root, and the app's packages are links into this repo. */
@@ -127,7 +127,7 @@ afterAll(() => {
 const get = (path: string, headers: Record<string, string>): Promise<Response> => fetch(`${base}${path}`, { headers, redirect: 'manual' });
 const varies = (response: Response): string[] => (response.headers.get('vary') ?? '').split(',').map((name) => name.trim().toLowerCase());
 
-describe('withAgentErrors in a built Next.js app', () => {
+describe('agentFriendlyNext in a built Next.js app', () => {
   it('answers a success as the handler made it', async () => {
     const response = await get('/api/orders/42', AGENT);
     expect(response.status).toBe(200);

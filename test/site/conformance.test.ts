@@ -4,15 +4,15 @@
 import type { HttpAdapterHost } from '@nestjs/core';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
+import { agentFriendlyExpressErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendlyFastify } from '../../src/site/fastify.js';
 import { agentFriendlyFetch } from '../../src/site/fetch.js';
 import type { AgentFriendlyOptions } from '../../src/site/friendly.js';
-import { agentErrorHandlerHono, agentFriendlyHono } from '../../src/site/hono.js';
+import { agentFriendlyHonoErrorHandler, agentFriendlyHono } from '../../src/site/hono.js';
 import { agentFriendlyKoa } from '../../src/site/koa.js';
-import { AgentErrorsFilter, AgentErrorsModule, agentErrorsMiddleware } from '../../src/site/nest.js';
-import { agentErrorsDocs, withAgentErrors } from '../../src/site/next.js';
-import { agentFriendly } from '../../src/site/node.js';
+import { AgentFriendlyFilter, AgentFriendlyModule, agentFriendlyNest } from '../../src/site/nest.js';
+import { agentFriendlyNextDocs, agentFriendlyNext } from '../../src/site/next.js';
+import { agentFriendlyNode } from '../../src/site/node.js';
 import { AGENT, expectEnvelope } from '../helpers/agents.js';
 import { CASES, ROUTES, SETUPS, type Running, type Site } from '../helpers/conformance.js';
 
@@ -63,19 +63,19 @@ describe('the options, checked when an adapter is made', () => {
   const host = { httpAdapter: {} } as HttpAdapterHost;
   /** Each adapter's maker, by the name its refusals give: the function the user called. */
   const makers: readonly (readonly [string, (options: unknown) => unknown])[] = [
-    ['agentFriendly', (o) => agentFriendly(() => undefined, o as AgentFriendlyOptions)],
+    ['agentFriendlyNode', (o) => agentFriendlyNode(() => undefined, o as AgentFriendlyOptions)],
     ['agentFriendlyExpress', (o) => agentFriendlyExpress(o as AgentFriendlyOptions)],
-    ['agentErrorHandler', (o) => agentErrorHandler(o as AgentFriendlyOptions)],
+    ['agentFriendlyExpressErrorHandler', (o) => agentFriendlyExpressErrorHandler(o as AgentFriendlyOptions)],
     ['agentFriendlyFastify', (o) => Fastify().register(agentFriendlyFastify, o as AgentFriendlyOptions)],
     ['agentFriendlyHono', (o) => agentFriendlyHono(o as AgentFriendlyOptions)],
-    ['agentErrorHandlerHono', (o) => agentErrorHandlerHono(o as AgentFriendlyOptions)],
+    ['agentFriendlyHonoErrorHandler', (o) => agentFriendlyHonoErrorHandler(o as AgentFriendlyOptions)],
     ['agentFriendlyFetch', (o) => agentFriendlyFetch(down, o as AgentFriendlyOptions)],
     ['agentFriendlyKoa', (o) => agentFriendlyKoa(o as AgentFriendlyOptions)],
-    ['AgentErrorsFilter', (o) => new AgentErrorsFilter(o as AgentFriendlyOptions, host)],
-    ['AgentErrorsModule.forRoot', (o) => AgentErrorsModule.forRoot(o as AgentFriendlyOptions)],
-    ['agentErrorsMiddleware', (o) => agentErrorsMiddleware(o as AgentFriendlyOptions)],
-    ['withAgentErrors', (o) => withAgentErrors(down, o as AgentFriendlyOptions)],
-    ['agentErrorsDocs', (o) => agentErrorsDocs(o as AgentFriendlyOptions)],
+    ['AgentFriendlyFilter', (o) => new AgentFriendlyFilter(o as AgentFriendlyOptions, host)],
+    ['AgentFriendlyModule.forRoot', (o) => AgentFriendlyModule.forRoot(o as AgentFriendlyOptions)],
+    ['agentFriendlyNest', (o) => agentFriendlyNest(o as AgentFriendlyOptions)],
+    ['agentFriendlyNext', (o) => agentFriendlyNext(down, o as AgentFriendlyOptions)],
+    ['agentFriendlyNextDocs', (o) => agentFriendlyNextDocs(o as AgentFriendlyOptions)],
   ];
   /** What making it did: the error it threw (or its promise rejected with), or 'made'. */
   const outcome = (make: (options: unknown) => unknown, options: unknown): Promise<unknown> =>

@@ -3,7 +3,7 @@
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODES, RETRY_WORDS } from '../../src/index.js';
-import { agentFriendly } from '../../src/site/node.js';
+import { agentFriendlyNode } from '../../src/site/node.js';
 import { APP_PAGE, ROUTES, SETUPS } from '../helpers/conformance.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { chromiumPath } from '../../scripts/test-prerequisites.js';
@@ -11,7 +11,7 @@ import { chromiumPath } from '../../scripts/test-prerequisites.js';
 let browser: Browser;
 let server: TestServer;
 beforeAll(async () => {
-  server = await serve(agentFriendly((_req, res) => void res.writeHead(404).end()));
+  server = await serve(agentFriendlyNode((_req, res) => void res.writeHead(404).end()));
   browser = await chromium.launch({
     executablePath: chromiumPath() ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

@@ -6,8 +6,8 @@ import express from 'express';
 import { rateLimit } from 'express-rate-limit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { validateProblem } from '../../src/index.js';
-import { agentErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
-import { agentFriendly } from '../../src/site/node.js';
+import { agentFriendlyExpressErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
+import { agentFriendlyNode } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { AGENT, PROBLEM, BROWSER, expectBytes, expectEnvelope, expectRateLimited } from '../helpers/agents.js';
 
@@ -35,9 +35,9 @@ beforeAll(async () => {
   app.get('/big-error', (_req, res) => void res.status(500).send(`<title>Broken</title>${'x'.repeat(1024 * 1024)}`));
   app.use('/limited', rateLimit({ windowMs: 60_000, limit: 1, standardHeaders: 'draft-8', legacyHeaders: false }));
   app.get('/limited', (_req, res) => void res.send('ok'));
-  app.use(agentErrorHandler());
+  app.use(agentFriendlyExpressErrorHandler());
   server = await serve(app);
-  plain = await serve(agentFriendly((_req, res) => void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')));
+  plain = await serve(agentFriendlyNode((_req, res) => void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')));
 });
 afterAll(async () => {
   await server.close();
@@ -225,7 +225,7 @@ describe('AgentFriendly on node:http', () => {
     const untouched = methods(ServerResponse.prototype);
     const seen: object[] = [];
     const app = await serve(
-      agentFriendly((_req, res) => {
+      agentFriendlyNode((_req, res) => {
         seen.push(Object.getPrototypeOf(res) as object);
         res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
       }),
@@ -261,7 +261,7 @@ describe('AgentFriendly on node:http', () => {
         this.setHeader('x-tagged', '1');
       }
     }
-    const server = createServer({ ServerResponse: Tagged }, agentFriendly((_req, res) => void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')));
+    const server = createServer({ ServerResponse: Tagged }, agentFriendlyNode((_req, res) => void res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
@@ -281,7 +281,7 @@ describe('AgentFriendly on node:http', () => {
   it("gives a success's later writes the response's own methods back, so a stream pays nothing per chunk", async () => {
     const seen: boolean[] = [];
     const app = await serve(
-      agentFriendly((_req, res) => {
+      agentFriendlyNode((_req, res) => {
         res.writeHead(200, { 'content-type': 'text/plain' });
         seen.push(res.write === ServerResponse.prototype.write, res.end === ServerResponse.prototype.end);
         res.write('a');
@@ -314,7 +314,7 @@ describe('AgentFriendly on node:http', () => {
         app.get('/bug', () => {
           throw new Error('the real bug');
         });
-        app.use(agentErrorHandler());
+        app.use(agentFriendlyExpressErrorHandler());
         sites.push(await serve(app));
         logged.mockClear();
         const browser = await get('/bug', BROWSER, sites.at(-1)!.url);

@@ -5,7 +5,8 @@ import { HTTPException } from 'hono/http-exception';
 import { rateLimiter } from 'hono-rate-limiter';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
-import { agentFriendlyFetch, readCapped } from '../../src/site/fetch.js';
+import { agentFriendlyFetch } from '../../src/site/fetch.js';
+import { readCapped } from '../../src/site/body.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { AGENT, CHUNK, counted, PROBLEM, BROWSER, ANY, SIGNED, sha, expectBytes, expectCappedError, expectEnvelope, expectRateLimited } from '../helpers/agents.js';
 

@@ -5,9 +5,9 @@ import { rateLimiter } from 'hono-rate-limiter';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
-import { agentErrorHandlerHono, agentFriendlyHono } from '../../src/site/hono.js';
+import { agentFriendlyHonoErrorHandler, agentFriendlyHono } from '../../src/site/hono.js';
 import { agentFriendlyFetch } from '../../src/site/fetch.js';
-import { agentFriendly } from '../../src/site/node.js';
+import { agentFriendlyNode } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { AGENT, counted, PROBLEM, BROWSER, ANY, SIGNED, expectBytes, expectCappedError, expectEnvelope, expectNoLeak, expectRateLimited, expectSoldOut, expectThrownAgentErrors } from '../helpers/agents.js';
 
@@ -184,7 +184,7 @@ describe('AgentFriendly on Hono', () => {
 
 /** The two ways to convert a Hono app's error responses without its middleware, as the README gives them. */
 const WITHOUT_MIDDLEWARE: [string, (fetch: Hono['fetch']) => Parameters<typeof serve>[0]][] = [
-  ["node:http's agentFriendly around @hono/node-server's listener", (fetch) => agentFriendly(getRequestListener(fetch))],
+  ["node:http's agentFriendlyNode around @hono/node-server's listener", (fetch) => agentFriendlyNode(getRequestListener(fetch))],
   ["agentFriendlyFetch around the app's fetch", (fetch) => getRequestListener(agentFriendlyFetch(fetch)) as Parameters<typeof serve>[0]],
 ];
 
@@ -210,7 +210,7 @@ describe.each(WITHOUT_MIDDLEWARE)('AgentFriendly for Hono without the middleware
     await expectBytes(await at('/stream', AGENT), new Uint8Array(10 * MB).fill(120));
   });
 
-  it("without agentErrorHandlerHono, sees a thrown error as the page Hono's own error handler made of it: never its text; an AgentError's own page, unlogged", async () => {
+  it("without agentFriendlyHonoErrorHandler, sees a thrown error as the page Hono's own error handler made of it: never its text; an AgentError's own page, unlogged", async () => {
     const boom = await at('/boom', AGENT);
     await expectNoLeak(boom);
     const logged = vi.mocked(console.error).mock.calls.length;
@@ -223,10 +223,10 @@ describe.each(WITHOUT_MIDDLEWARE)('AgentFriendly for Hono without the middleware
     expect(vi.mocked(console.error).mock.calls.length).toBe(logged);
   });
 
-  it('renders thrown errors with agentErrorHandlerHono as the middleware does, and hands the others to onError', async () => {
+  it('renders thrown errors with agentFriendlyHonoErrorHandler as the middleware does, and hands the others to onError', async () => {
     const heard: unknown[] = [];
     const app = routes(new Hono());
-    app.onError(agentErrorHandlerHono({ onError: (e) => heard.push(e) }));
+    app.onError(agentFriendlyHonoErrorHandler({ onError: (e) => heard.push(e) }));
     const handled = await serve(integrate(app.fetch));
     try {
       const get = (path: string, headers: Record<string, string>, method = 'GET') => fetch(`${handled.url}${path}`, { headers, method });

@@ -10,7 +10,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { IsEmail, IsInt, IsNotEmpty, IsString } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODES, validateEnvelope } from '../../src/index.js';
-import { AgentErrorsFilter, AgentErrorsModule } from '../../src/site/nest.js';
+import { AgentFriendlyFilter, AgentFriendlyModule } from '../../src/site/nest.js';
 import { AGENT, BROWSER, PROBLEM, expectEnvelope, expectNoLeak } from '../helpers/agents.js';
 
 class OrderDto {
@@ -55,7 +55,7 @@ Controller()(OrdersController);
 
 const heard: unknown[] = [];
 class AppModule {}
-Module({ imports: [AgentErrorsModule.forRoot({ onError: (error) => heard.push(error) })], controllers: [OrdersController] })(AppModule);
+Module({ imports: [AgentFriendlyModule.forRoot({ onError: (error) => heard.push(error) })], controllers: [OrdersController] })(AppModule);
 
 const PLATFORMS = [
   { name: 'Express platform', adapter: () => new ExpressAdapter() },
@@ -123,23 +123,23 @@ describe.each(PLATFORMS)('AgentFriendly for NestJS, $name', ({ adapter }) => {
   });
 });
 
-describe('AgentErrorsFilter', () => {
+describe('AgentFriendlyFilter', () => {
   it('refuses a retryAfter Retry-After could not carry, when it is made', () => {
-    expect(() => new AgentErrorsFilter({ retryAfter: 1.5 })).toThrow(/retryAfter must be a whole/);
-    expect(() => AgentErrorsModule.forRoot({ retryAfter: -1 })).toThrow(/retryAfter must be a whole/);
+    expect(() => new AgentFriendlyFilter({ retryAfter: 1.5 })).toThrow(/retryAfter must be a whole/);
+    expect(() => AgentFriendlyModule.forRoot({ retryAfter: -1 })).toThrow(/retryAfter must be a whole/);
   });
 
   it("made without Nest's HttpAdapterHost, fails as it is made, saying how to make it, rather than on each request", () => {
-    const how = "AgentErrorsFilter: needs the app's HttpAdapterHost: new AgentErrorsFilter(options, app.get(HttpAdapterHost)), or import AgentErrorsModule.forRoot(options)";
-    expect(() => new AgentErrorsFilter()).toThrow(new TypeError(how));
-    expect(() => new AgentErrorsFilter({}, {} as HttpAdapterHost)).toThrow(new TypeError(how));
+    const how = "AgentFriendlyFilter: needs the app's HttpAdapterHost: new AgentFriendlyFilter(options, app.get(HttpAdapterHost)), or import AgentFriendlyModule.forRoot(options)";
+    expect(() => new AgentFriendlyFilter()).toThrow(new TypeError(how));
+    expect(() => new AgentFriendlyFilter({}, {} as HttpAdapterHost)).toThrow(new TypeError(how));
   });
 
   it('made with the host, works registered by hand with useGlobalFilters', async () => {
     class HandModule {}
     Module({ controllers: [OrdersController] })(HandModule);
     const app = await NestFactory.create(HandModule, new ExpressAdapter(), { logger: false, forceCloseConnections: true });
-    app.useGlobalFilters(new AgentErrorsFilter({}, app.get(HttpAdapterHost)));
+    app.useGlobalFilters(new AgentFriendlyFilter({}, app.get(HttpAdapterHost)));
     await app.listen(0, '127.0.0.1');
     try {
       const { port } = (app.getHttpServer() as Server).address() as AddressInfo;

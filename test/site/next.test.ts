@@ -1,10 +1,10 @@
-// withAgentErrors called as Next calls a route handler, without Next: a Request and { params }.
+// agentFriendlyNext called as Next calls a route handler, without Next: a Request and { params }.
 // test/next/next.test.ts runs the same cases in a real `next build` and `next start`.
 import type { NextRequest } from 'next/server.js';
 import { describe, expect, it } from 'vitest';
 import { validateEnvelope } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
-import { agentErrorsDocs, isNextControlFlow, withAgentErrors } from '../../src/site/next.js';
+import { agentFriendlyNextDocs, isNextControlFlow, agentFriendlyNext } from '../../src/site/next.js';
 import { AGENT, BROWSER, PROBLEM } from '../helpers/agents.js';
 
 /** Next's control-flow errors as next/dist makes them: only their digest (or code) marks them. */
@@ -15,7 +15,7 @@ const REDIRECT = flagged('NEXT_REDIRECT;replace;/orders/42;307;');
 type Context = { params: Promise<{ id: string }> };
 const errors: unknown[] = [];
 
-const GET = withAgentErrors(
+const GET = agentFriendlyNext(
   async (request: NextRequest, { params }: Context): Promise<Response> => {
     const { id } = await params;
     switch (id) {
@@ -41,7 +41,7 @@ const GET = withAgentErrors(
 const call = (id: string, headers: Record<string, string>, init: RequestInit = {}): Promise<Response> =>
   GET(new Request(`http://localhost:3000/api/orders/${id}`, { headers: { host: 'shop.example', ...headers }, ...init }) as NextRequest, { params: Promise.resolve({ id }) });
 
-describe('withAgentErrors', () => {
+describe('agentFriendlyNext', () => {
   it('passes a success through, the handler getting the request as Next gave it', async () => {
     const response = await call('42', AGENT);
     expect(response.status).toBe(200);
@@ -92,7 +92,7 @@ describe('withAgentErrors', () => {
 
   it('re-throws a control-flow error thrown synchronously or raised while the wrapper reads the request', async () => {
     const bailout = Object.assign(new Error('used request.headers'), { code: 'NEXT_STATIC_GEN_BAILOUT' });
-    const sync = withAgentErrors(() => {
+    const sync = agentFriendlyNext(() => {
       throw REDIRECT;
     });
     await expect(sync(new Request('http://localhost/x', { headers: AGENT }), {})).rejects.toBe(REDIRECT);
@@ -102,7 +102,7 @@ describe('withAgentErrors', () => {
         throw bailout;
       },
     });
-    await expect(withAgentErrors(() => new Response('no', { status: 500 }))(request, {})).rejects.toBe(bailout);
+    await expect(agentFriendlyNext(() => new Response('no', { status: 500 }))(request, {})).rejects.toBe(bailout);
   });
 
   it('turns any other thrown error into a generic 500 for both, handed to onError', async () => {
@@ -122,7 +122,7 @@ describe('withAgentErrors', () => {
   });
 
   it('keeps the request URL as it is when base is set', async () => {
-    const pinned = withAgentErrors(
+    const pinned = agentFriendlyNext(
       () => {
         throw agentError('rate_limited', { retryAfter: 5 });
       },
@@ -146,8 +146,8 @@ describe('isNextControlFlow', () => {
   });
 });
 
-describe('agentErrorsDocs', () => {
-  const docs = agentErrorsDocs();
+describe('agentFriendlyNextDocs', () => {
+  const docs = agentFriendlyNextDocs();
   const page = (path: string, headers: Record<string, string>): Promise<Response> => docs(new Request(`http://localhost:3000${path}`, { headers: { host: 'shop.example', ...headers } }));
 
   it("serves a code's page to a browser and its catalog entry to an agent", async () => {

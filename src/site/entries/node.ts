@@ -1,3 +1,3 @@
 // @agent-index/errors/site/node: AgentFriendly around a node:http request listener.
-export { agentFriendly } from '../node.js';
+export { agentFriendlyNode } from '../node.js';
 export type { AgentFriendlyOptions } from '../friendly.js';
