@@ -58,10 +58,15 @@ export function integerField(value: string | null): number | null {
   return digits ? digitsValue(digits[1]!) : null;
 }
 
+// delay-seconds as some servers send it, with a fraction (Shopify's `Retry-After: 2.0`): digits, a
+// point and digits. Read rounded up, so a client never calls before the time it was given.
+const FRACTIONAL_SECONDS = /^[ \t]*(\d+)\.(\d+)[ \t]*$/;
+
 /**
  * Seconds to wait from a `Retry-After` value (RFC 9110 section 10.2.3), or null when it is absent
- * or invalid. delay-seconds is `1*DIGIT` only (leading zeros allowed, `030` is 30); anything else
- * that is not an HTTP-date (`0x10`, `1e3`, `1.5`, `-1`, `+5`, `5s`, empty) is null, never 0. A
+ * or invalid. delay-seconds is `1*DIGIT` (leading zeros allowed, `030` is 30); a decimal fraction,
+ * which the RFC does not allow but servers send (`2.0`, `1.5`), is read rounded up. Anything else
+ * that is not an HTTP-date (`0x10`, `1e3`, `.5`, `-1`, `+5`, `5s`, empty) is null, never 0. A
  * digit string above MAX_DELAY_SECONDS gives MAX_DELAY_SECONDS. An HTTP-date counts from `now`
  * (ms, default Date.now()): the seconds until it, rounded up; a past date gives 0.
  */
@@ -70,6 +75,8 @@ export function retryAfterSeconds(value: string | null | undefined, now?: number
     if (typeof value !== 'string') return null;
     const seconds = DELAY_SECONDS.exec(value);
     if (seconds) return digitsValue(seconds[1]!);
+    const fractional = FRACTIONAL_SECONDS.exec(value);
+    if (fractional) return Math.min(MAX_DELAY_SECONDS, digitsValue(fractional[1]!) + (/[1-9]/.test(fractional[2]!) ? 1 : 0));
     const clock = referenceClock(now);
     const date = parseHttpDate(value, clock);
     return date === null ? null : secondsUntil(date, clock);
@@ -305,7 +312,30 @@ function bodySeconds(body: unknown): number | null {
   // google.rpc.Status over HTTP JSON: {"error": {"details": [{"@type": ".../google.rpc.RetryInfo",
   // "retryDelay": "2.5s"}]}} (AIP-193, google/rpc/error_details.proto); grpc-gateway sends the
   // Status itself unwrapped, {"code", "message", "details": [...]}, so that is read too.
-  return statusDetailsSeconds(error) ?? statusDetailsSeconds(body);
+  return statusDetailsSeconds(error) ?? statusDetailsSeconds(body) ?? vendorBodySeconds(body);
+}
+
+/** A JSON number of seconds, a fraction rounded up; null for anything but a finite non-negative number. */
+function secondsNumber(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? wholeSeconds(value) : null;
+}
+
+/** The delays vendors put in their own members of an error body. */
+function vendorBodySeconds(body: Record<string, unknown>): number | null {
+  const parameters = own(body, 'parameters');
+  const details = own(body, 'details');
+  return (
+    // A top-level retry_after in seconds: Cloudflare's agent error responses, an integer
+    // (https://developers.cloudflare.com/fundamentals/reference/error-responses/), and Discord's 429,
+    // a float (https://discord.com/developers/docs/topics/rate-limits, "Exceeding A Rate Limit").
+    secondsNumber(own(body, 'retry_after')) ??
+    // Telegram Bot API: {"ok": false, "error_code": 429, "parameters": {"retry_after": 5}}
+    // (https://core.telegram.org/bots/api#responseparameters).
+    (isPlainObject(parameters) ? secondsNumber(own(parameters, 'retry_after')) : null) ??
+    // Kubernetes Status: {"kind": "Status", "details": {"retryAfterSeconds": 1}}
+    // (https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/status/, StatusDetails).
+    (isPlainObject(details) ? secondsNumber(own(details, 'retryAfterSeconds')) : null)
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,10 +349,9 @@ const SOURCES: readonly Source[] = [
   // Retry-After (RFC 9110 10.2.3); draft-ietf-httpapi-ratelimit-headers-10 also gives it precedence over RateLimit.
   (headers, _body, clock) => retryAfterSeconds(headerValue(headers, 'retry-after'), clock),
   // retry-after-ms: float milliseconds (OpenAI API; the openai-node SDK, like other Stainless SDKs, reads it before Retry-After).
-  (headers) => {
-    const ms = decimalValue(headerValue(headers, 'retry-after-ms'));
-    return ms === null ? null : wholeSeconds(ms / MS_PER_SECOND);
-  },
+  // x-ms-retry-after-ms: Azure's, in milliseconds (azure-sdk-for-js core-rest-pipeline, retryStrategies/
+  // throttlingRetryStrategy.ts, AllRetryAfterHeaders: "retry-after-ms", "x-ms-retry-after-ms", "Retry-After").
+  (headers) => msSeconds(headerValue(headers, 'retry-after-ms')) ?? msSeconds(headerValue(headers, 'x-ms-retry-after-ms')),
   // A delay in the body: this package's envelope and problem, google.rpc.RetryInfo.
   (_headers, body) => bodySeconds(body),
   // RateLimit (draft-ietf-httpapi-ratelimit-headers-10 List, then -07 Dictionary).
@@ -350,6 +379,12 @@ const SOURCES: readonly Source[] = [
   (headers, _body, clock) => resetSeconds(headerValue(headers, 'x-rate-limit-reset'), clock),
 ];
 
+/** A header of float milliseconds as whole seconds, rounded up; null when it is not a non-negative decimal. */
+function msSeconds(value: string | null): number | null {
+  const ms = decimalValue(value);
+  return ms === null ? null : wholeSeconds(ms / MS_PER_SECOND);
+}
+
 function wholeSecondsOrNull(seconds: number | null): number | null {
   return seconds === null ? null : wholeSeconds(seconds);
 }
@@ -370,10 +405,12 @@ export function responseClock(fields: Fields, now?: number): number {
  * response asks for, from the first source that gives a valid one, in this order:
  *
  * 1. `Retry-After` (delay-seconds or HTTP-date);
- * 2. `retry-after-ms` (OpenAI; float milliseconds);
+ * 2. `retry-after-ms` (OpenAI, Azure), then `x-ms-retry-after-ms` (Azure): float milliseconds;
  * 3. the body (already-parsed JSON; anything but a plain object is ignored): this package's
  *    envelope `error.retry_after`, a problem's `retry_after_seconds`, then a google.rpc.RetryInfo
- *    `retryDelay` in `error.details` (or a bare Status's `details`);
+ *    `retryDelay` in `error.details` (or a bare Status's `details`), then vendors' own members: a
+ *    top-level `retry_after` in seconds (Cloudflare, Discord), Telegram's `parameters.retry_after`,
+ *    Kubernetes' `details.retryAfterSeconds`;
  * 4. `RateLimit` (draft-10 List: the largest `t` among exhausted policies, else the smallest `t`;
  *    or the draft-07 Dictionary's `reset`), then `RateLimit-Reset` (drafts up to -06);
  * 5. OpenAI's `x-ratelimit-reset-requests` / `-tokens` (the exhausted one, else the larger);

@@ -217,7 +217,7 @@ function plainText(text: string | null, page: PageSummary | null): string | null
 }
 
 /** Only the headers that ask for a retry after a time, with the Date they count from. */
-const explicitRetryHeaders = (headers: Fields): Fields => pickHeaders(headers, ['retry-after', 'retry-after-ms', 'date']);
+const explicitRetryHeaders = (headers: Fields): Fields => pickHeaders(headers, ['retry-after', 'retry-after-ms', 'x-ms-retry-after-ms', 'date']);
 
 /** The code of a response whose body names none, and why: its status, refined by what is safe to read. */
 function statusCode(status: number, headers: Fields, page: PageSummary | null): [string, string] {
@@ -265,7 +265,7 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   if (primary) because.push(`the body reports ${violations.length} violation${violations.length === 1 ? '' : 's'}, the first of ${primary.field ?? 'no single field'}`);
 
   // A challenge wins over whatever the body says: the body is the challenge page.
-  const signal = challengeSignal(h, page, isError);
+  const signal = challengeSignal(h, page, isError, safeStatus >= 500);
   let code: string;
   if (signal) {
     code = READERS.signals.challenge;
@@ -302,7 +302,7 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   }
   // RFC 9110 section 10.2.3: Retry-After is an HTTP-date or a whole number of seconds; anything else is said so, not passed over in silence.
   const told = h.get('retry-after');
-  if (typeof told === 'string' && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a whole number of seconds nor an HTTP date), so it was ignored`);
+  if (typeof told === 'string' && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a number of seconds nor an HTTP date), so it was ignored`);
   const message =
     // The first violation's own sentence says more than a framework's "Bad Request" or "The given data was invalid.".
     (primary && !reading.keepsMessage ? violationMessage(primary) : null) ??

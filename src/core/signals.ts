@@ -43,8 +43,10 @@ const FIELD = /<(?:textarea|select)\b|<input\b(?![^>]{0,300}?\stype=["']?(?:hidd
 /**
  * The vendor signal that marks this response as a bot challenge or CAPTCHA wall, or null.
  * `isError` says whether the status is an error; interstitial markers count only on errors.
+ * `serverFailure` (a 5xx) keeps a bare CAPTCHA widget from counting: a server failure stays what
+ * its status says whatever its page shows (seed 000), and only a vendor's own challenge marks it.
  */
-export function challengeSignal(headers: Fields, page: PageSummary | null, isError: boolean): ChallengeSignal | null {
+export function challengeSignal(headers: Fields, page: PageSummary | null, isError: boolean, serverFailure = false): ChallengeSignal | null {
   // Cloudflare, "Detect a Challenge Page response": every challenge carries cf-mitigated: challenge.
   if (headers.get('cf-mitigated')?.trim().toLowerCase() === 'challenge') return 'cf-mitigated';
   // AWS WAF developer guide, CAPTCHA and Challenge actions: x-amzn-waf-action: captcha (HTTP 405) or challenge (HTTP 202).
@@ -86,6 +88,7 @@ export function challengeSignal(headers: Fields, page: PageSummary | null, isErr
   // A page whose purpose is a CAPTCHA widget: an error page that loads and renders the widget and asks a person for
   // nothing else. A widget beside a login, signup, contact or search form is part of an ordinary page, which stays what
   // its status says; so is a page that loads a script without rendering it (reCAPTCHA v3 scores every page, unseen).
+  if (serverFailure) return null;
   const vendor = WIDGET.exec(lower)?.find((group, i) => i > 0 && group);
   if (vendor && lower.includes(RENDERS[vendor]!) && !FIELD.test(lower)) {
     return `${vendor}-wall` as ChallengeSignal;

@@ -26,6 +26,11 @@ describe('retryAfterSeconds with delay-seconds (RFC 9110 10.2.3: 1*DIGIT)', () =
     ['000', 0],
     ['120', 120],
     ['2147483646', 2_147_483_646],
+    // A fraction, which servers send though RFC 9110 allows none (Shopify: 2.0), rounded up.
+    ['2.0', 2],
+    ['1.5', 2],
+    ['0.001', 1],
+    [' 30.000 ', 30],
   ])('reads %j as %d seconds', (value, expected) => {
     expect(retryAfterSeconds(value, NOW)).toBe(expected);
   });
@@ -33,7 +38,6 @@ describe('retryAfterSeconds with delay-seconds (RFC 9110 10.2.3: 1*DIGIT)', () =
   it.each<[string | null | undefined]>([
     ['0x10'], // Number() reads 16
     ['1e3'], // Number() reads 1000
-    ['1.5'], // Number() reads 1.5
     ['-1'],
     [''], // Number('') is 0: "retry now"
     ['   '],
@@ -42,6 +46,9 @@ describe('retryAfterSeconds with delay-seconds (RFC 9110 10.2.3: 1*DIGIT)', () =
     ['30 s'],
     ['3 0'],
     ['30,'],
+    ['.5'],
+    ['5.'],
+    ['1.5.2'],
     ['30, 40'], // two Retry-After fields combined: ambiguous
     ['Infinity'],
     ['NaN'],
@@ -251,7 +258,7 @@ describe('parseHttpDate', () => {
   });
 
   it('reads long adversarial values of every delay header quickly (no catastrophic backtracking)', () => {
-    const names = ['retry-after', 'retry-after-ms', 'ratelimit', 'ratelimit-reset', 'x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens', 'x-ratelimit-reset', 'x-rate-limit-reset', 'date'];
+    const names = ['retry-after', 'retry-after-ms', 'x-ms-retry-after-ms', 'ratelimit', 'ratelimit-reset', 'x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens', 'x-ratelimit-reset', 'x-rate-limit-reset', 'date'];
     const values = ['1'.repeat(100_000) + 'x', '1.' + '1'.repeat(100_000) + 'x', '1h'.repeat(50_000), '1'.repeat(100_000) + 'm1', '"a";r=0;t=1, '.repeat(10_000) + ';', `1${' '.repeat(100_000)}x`, `1s${'\t'.repeat(100_000)}1`];
     const start = performance.now();
     for (const value of values) {
@@ -325,6 +332,14 @@ describe('delayFrom reads each source alone', () => {
     ['retry-after-ms rounded up', { 'retry-after-ms': '1500' }, undefined, 2],
     ['retry-after-ms float', { 'retry-after-ms': '0.5' }, undefined, 1],
     ['retry-after-ms 0', { 'retry-after-ms': '0' }, undefined, 0],
+    // Vendors' own members of the body: Cloudflare's agent errors and Discord (seconds, Discord's a
+    // float), Telegram's parameters.retry_after, Kubernetes' details.retryAfterSeconds.
+    ['Cloudflare retry_after', {}, { type: 'https://developers.cloudflare.com/x', cloudflare_error: true, retry_after: 120 }, 120],
+    ['Discord retry_after float', {}, { message: 'You are being rate limited.', retry_after: 64.57, global: false }, 65],
+    ['Telegram parameters.retry_after', {}, { ok: false, error_code: 429, description: 'Too Many Requests: retry after 5', parameters: { retry_after: 5 } }, 5],
+    ['Kubernetes details.retryAfterSeconds', {}, { kind: 'Status', status: 'Failure', reason: 'TooManyRequests', details: { retryAfterSeconds: 3 }, code: 429 }, 3],
+    // Azure's own header (azure-sdk-for-js core-rest-pipeline, throttlingRetryStrategy.ts).
+    ['x-ms-retry-after-ms rounded up', { 'x-ms-retry-after-ms': '1500' }, undefined, 2],
     ['retry-after-ms huge', { 'retry-after-ms': '9'.repeat(400) }, undefined, MAX_DELAY_SECONDS],
     // bodies
     ['the envelope error.retry_after', {}, { error: { code: 'rate_limited', retry: 'after_delay', retry_after: 30 } }, 30],
@@ -384,7 +399,7 @@ describe('delayFrom reads each source alone', () => {
 describe('delayFrom skips malformed values', () => {
   it.each<[string, HeadersInput, unknown]>([
     ['Retry-After 0x10', { 'retry-after': '0x10' }, undefined],
-    ['Retry-After 1.5', { 'retry-after': '1.5' }, undefined],
+    ['Retry-After 1e3', { 'retry-after': '1e3' }, undefined],
     ['Retry-After empty', { 'retry-after': '' }, undefined],
     ['Retry-After February 30', { 'retry-after': 'Mon, 30 Feb 2026 00:00:00 GMT' }, undefined],
     ['retry-after-ms 1e3', { 'retry-after-ms': '1e3' }, undefined],
@@ -392,6 +407,10 @@ describe('delayFrom skips malformed values', () => {
     ['retry_after as a string', {}, { error: { retry_after: '30' } }],
     ['retry_after negative', {}, { error: { retry_after: -1 } }],
     ['retry_after fractional', {}, { error: { retry_after: 1.5 } }],
+    ['a top-level retry_after as a string', {}, { retry_after: '30' }],
+    ['a top-level retry_after negative', {}, { retry_after: -1 }],
+    ['Telegram retry_after not a number', {}, { parameters: { retry_after: 'soon' } }],
+    ['Kubernetes retryAfterSeconds Infinity', {}, { details: { retryAfterSeconds: Number.POSITIVE_INFINITY } }],
     ['retry_after_seconds null', {}, { retry_after_seconds: null }],
     ['retry_after_seconds NaN', {}, { retry_after_seconds: Number.NaN }],
     ['retryDelay without s', {}, { error: { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '2.5' }] } }],
@@ -420,7 +439,7 @@ describe('delayFrom skips malformed values', () => {
   });
 
   it('lets a later source answer after a malformed earlier one', () => {
-    const headers = { 'retry-after': '1.5', 'retry-after-ms': 'soon', ratelimit: 'garbage;;', 'x-ratelimit-reset': '42' };
+    const headers = { 'retry-after': '.5', 'retry-after-ms': 'soon', ratelimit: 'garbage;;', 'x-ratelimit-reset': '42' };
     expect(delayFrom(headers, { error: { retry_after: '30' } }, NOW)).toBe(42);
   });
 });

@@ -200,9 +200,9 @@ describe("a vendor's catch-all type", () => {
 describe('explainResponse', () => {
   it('names a malformed Retry-After as malformed, quoted, and a well-formed one not', () => {
     const because = (value: string) => explainResponse(503, { 'retry-after': value }, '').because;
-    expect(because('soon')).toContain('Retry-After "soon" is malformed (neither a whole number of seconds nor an HTTP date), so it was ignored');
-    expect(because('1.5').some((line) => line.includes('malformed'))).toBe(true);
-    for (const fine of ['30', 'Wed, 21 Oct 2015 07:28:00 GMT']) expect(because(fine).some((line) => line.includes('malformed'))).toBe(false);
+    expect(because('soon')).toContain('Retry-After "soon" is malformed (neither a number of seconds nor an HTTP date), so it was ignored');
+    expect(because('1e3').some((line) => line.includes('malformed'))).toBe(true);
+    for (const fine of ['30', '2.0', 'Wed, 21 Oct 2015 07:28:00 GMT']) expect(because(fine).some((line) => line.includes('malformed'))).toBe(false);
     // No Retry-After at all, in each shape headers come in: a Headers-like whose absent name reads undefined (axios's AxiosHeaders), not null, included.
     const axiosLike = { get: (_name: string) => undefined, has: () => false, forEach() {}, [Symbol.iterator]: function* () {} };
     for (const headers of [{}, { 'x-other': '1' }, new Headers(), [] as [string, string][], axiosLike as never]) expect(explainResponse(503, headers, '').because.some((line) => line.includes('malformed'))).toBe(false);
