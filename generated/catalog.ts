@@ -513,6 +513,18 @@ export const READERS = {
     "insufficient_quota": "payment_required",
     "invalid_api_key": "auth_required",
     "model_not_found": "not_found"
+  },
+  "cloudflare_retryable": {
+    "rate_limit": "rate_limited",
+    "default": "temporarily_unavailable"
+  },
+  "cloudflare_category": {
+    "access_denied": "not_allowed",
+    "legal": "not_allowed",
+    "tls": "not_allowed",
+    "unsupported": "not_allowed",
+    "rate_limit": "rate_limited",
+    "default": "temporarily_unavailable"
   }
 } as const satisfies { readonly next_step: Readonly<Record<NextStep, RetryWord>>; readonly signals: Readonly<Record<string, Code>> } & Record<string, Readonly<Record<string, Code | RetryWord>>>;
 

@@ -5,6 +5,7 @@ import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
 import { delayFrom, retryAfterSeconds } from './delay.js';
 import { fieldErrors, violationMessage, violationsOf, type Violation } from './field-errors.js';
+import { frontMatter } from './front-matter.js';
 import { isRecord, own, str, type JsonObject } from './json.js';
 import { pickHeaders, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { cleanText, readPage, type PageSummary } from './html.js';
@@ -28,6 +29,8 @@ interface Reading {
   retry: RetryWord | null;
   /** This package's own envelope or problem, or Google's: the message is the site's own sentence for the whole error, kept over a violation's. */
   keepsMessage?: boolean;
+  /** How a vendor's own words became the code, for explainResponse; else it says the body names the code. */
+  why?: string;
 }
 
 const NONE: Reading = { code: null, field: null, message: null, retry: null };
@@ -116,6 +119,22 @@ function readProblem(body: JsonObject): Reading | null {
   return { code, field, message: str(body, 'title') ?? str(body, 'detail'), retry, keepsMessage: str(body, 'code') !== null };
 }
 
+/**
+ * Cloudflare's agent error responses, as JSON or as a Markdown body's front matter: RFC 9457 members
+ * plus cloudflare_error (always true), error_code, error_category and retryable
+ * (https://developers.cloudflare.com/fundamentals/reference/error-responses/). The category and
+ * retryable decide the code (the catalog's cloudflare tables); the delay is retry_after.
+ */
+function readCloudflare(body: JsonObject): Reading | null {
+  if (own(body, 'cloudflare_error') !== true || typeof own(body, 'error_code') !== 'number') return null;
+  const table = own(body, 'retryable') === true ? 'cloudflare_retryable' : 'cloudflare_category';
+  const category = str(body, 'error_category');
+  const listed = readerCode(table, category);
+  const code = listed ?? readerCode(table, 'default');
+  const why = `Cloudflare's error_category ${JSON.stringify(category?.slice(0, 40) ?? null)}${listed ? '' : ' (any other)'} with retryable ${String(table === 'cloudflare_retryable')} is ${code} (the catalog's ${table} table)`;
+  return { code, field: null, message: str(body, 'title') ?? str(body, 'detail'), retry: null, keepsMessage: true, why };
+}
+
 /** GitHub's REST errors: {message, documentation_url, errors: [{resource, field, code}]}. */
 function readGitHub(body: JsonObject): Reading | null {
   const message = str(body, 'message');
@@ -140,6 +159,7 @@ const READERS_IN_ORDER: [string, (body: JsonObject) => Reading | null][] = [
   ['google.rpc.Status', readGoogle],
   ["this package's envelope", readEnvelope],
   ['a Stripe or OpenAI error object', readTypedError],
+  ["Cloudflare's agent error response", readCloudflare],
   ['RFC 9457 problem details', readProblem],
   ["GitHub's error body", readGitHub],
   ['a JSON body with only a message', readLoose],
@@ -174,6 +194,8 @@ function decodeBody(body: unknown): { text: string | null; json: unknown } {
 
 function parseText(text: string): { text: string | null; json: unknown } {
   const start = text.trimStart()[0];
+  // A Markdown answer whose front matter holds the error's fields is read as those fields.
+  if (start === '-') return { text, json: frontMatter(text.trimStart()) ?? undefined };
   if (start !== '{') return { text, json: undefined };
   try {
     return { text, json: JSON.parse(text) };
@@ -210,7 +232,8 @@ function safeMessage(candidate: string | null): string | null {
 /** A plain-text page from its first non-blank character, when the page is not HTML; safeMessage takes its first line. */
 function plainText(text: string | null, page: PageSummary | null): string | null {
   if (text === null || page === null || page.lower.includes('<')) return null;
-  const start = text.trimStart();
+  // A Markdown page: past its front matter, and its heading without the marks.
+  const start = text.trimStart().replace(/^---[ \t]*\r?\n[^]{0,8192}?\r?\n---[ \t]*(?:\r?\n|$)/, '').trimStart().replace(/^#{1,6}[ \t]+/, '');
   const line = start.slice(0, MAX_CANDIDATE).split(/\r?\n/, 1)[0] ?? '';
   // Binary or mis-decoded bodies are no message: replacement characters or control characters.
   return /[\uFFFD\u0000-\u0008\u000e-\u001f]/.test(line) ? null : start;
@@ -255,8 +278,10 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   } catch {
     text = null;
   }
+  let [reading, dialect] = isRecord(json) ? readStructured(json) : [NONE, null];
+  // Front matter no dialect knows is part of a page like any other, read as its text.
+  if (dialect === null && json !== undefined && typeof text === 'string' && text.trimStart()[0] === '-') [json, reading] = [undefined, NONE];
   const page = text !== null && json === undefined ? readPage(text) : null;
-  const [reading, dialect] = isRecord(json) ? readStructured(json) : [NONE, null];
   const because: string[] = [];
   if (dialect) because.push(`the body is ${dialect}`);
   // The fields a 4xx body reports at fault, in whichever framework's shape; the first that names a field leads.
@@ -272,7 +297,7 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
     because.push(`${signal} marks a bot challenge, which only a person can pass`);
   } else if (reading.code !== null) {
     code = reading.code;
-    because.push(`the body names the code ${code}`);
+    because.push(reading.why ?? `the body names the code ${code}`);
   } else {
     let why: string;
     [code, why] = statusCode(safeStatus, h, page);
