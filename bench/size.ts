@@ -8,8 +8,8 @@
 // rate-limit header dialect (quotaFrom, 3.5 KB minified), and the one probe per window and shared
 // quota of the memory store and the client's rules. /agent was 17 KB and the site entries 16 KB
 // until fromResponse learnt the vendors' own dialects, which both sides load: Cloudflare's agent
-// error responses, a Markdown body's front matter, and the delays Azure, Discord, Telegram and
-// Kubernetes put in their own places, about 0.6 KB.) The budget counts
+// error responses, a Markdown body's front matter, Anthropic's error types, and the delays Azure,
+// Discord, Telegram and Kubernetes put in their own places, about 0.75 KB.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //

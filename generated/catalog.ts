@@ -514,6 +514,14 @@ export const READERS = {
     "invalid_api_key": "auth_required",
     "model_not_found": "not_found"
   },
+  "anthropic_type": {
+    "authentication_error": "auth_required",
+    "permission_error": "not_allowed",
+    "not_found_error": "not_found",
+    "rate_limit_error": "rate_limited",
+    "api_error": "internal",
+    "overloaded_error": "temporarily_unavailable"
+  },
   "cloudflare_retryable": {
     "rate_limit": "rate_limited",
     "default": "temporarily_unavailable"

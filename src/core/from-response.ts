@@ -87,13 +87,17 @@ function readGoogle(body: JsonObject): Reading | null {
   return { code: readerCode('google_status', str(error, 'status')), field, message: str(error, 'message'), retry: null, keepsMessage: true };
 }
 
-/** Stripe's and OpenAI's {error: {type, code, param, message, decline_code}}; Stripe's OAuth sends error as a string. */
+/**
+ * Stripe's and OpenAI's {error: {type, code, param, message, decline_code}}; Stripe's OAuth sends
+ * error as a string. Anthropic's {type: "error", error: {type, message}} reads its type first.
+ */
 function readTypedError(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || str(error, 'type') === null) return null;
   const code = str(error, 'code');
   const type = str(error, 'type');
   const resolved =
+    (own(body, 'type') === 'error' ? readerCode('anthropic_type', type) : null) ??
     readerCode('openai_code', code) ??
     readerCode('stripe_code', code) ??
     // A decline_code is only ever on a declined card (Stripe, "Declines").
@@ -158,7 +162,7 @@ function readLoose(body: JsonObject): Reading | null {
 const READERS_IN_ORDER: [string, (body: JsonObject) => Reading | null][] = [
   ['google.rpc.Status', readGoogle],
   ["this package's envelope", readEnvelope],
-  ['a Stripe or OpenAI error object', readTypedError],
+  ['a Stripe, OpenAI or Anthropic error object', readTypedError],
   ["Cloudflare's agent error response", readCloudflare],
   ['RFC 9457 problem details', readProblem],
   ["GitHub's error body", readGitHub],
