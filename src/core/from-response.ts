@@ -6,6 +6,8 @@ import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
 import { delayFrom, retryAfterSeconds } from './delay.js';
 import { fieldErrors, violationMessage, violationsOf, type Violation } from './field-errors.js';
 import { frontMatter } from './front-matter.js';
+import { xmlError } from './xml.js';
+import { bearerChallenge } from './challenge.js';
 import { isRecord, own, str, type JsonObject } from './json.js';
 import { pickHeaders, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { cleanText, readPage, type PageSummary } from './html.js';
@@ -48,10 +50,24 @@ const list = (o: JsonObject, key: string): unknown[] => {
 const first = (items: unknown[]): JsonObject | null => (isRecord(items[0]) ? items[0] : null);
 
 /** A value from one of the catalog's reader tables, when it lists it. */
-function readerCode(table: Exclude<keyof typeof READERS, 'next_step' | 'signals'>, value: string | null): string | null {
+function readerCode(table: ReaderTable, value: string | null): string | null {
   if (value === null) return null;
   const entries = READERS[table] as Readonly<Record<string, string>>;
   return Object.hasOwn(entries, value) ? entries[value]! : null;
+}
+
+type ReaderTable = Exclude<keyof typeof READERS, 'next_step' | 'signals'>;
+
+/**
+ * The first of `lookups` (a table and a vendor's value) that a catalog table lists, as the code
+ * and the sentence explainResponse gives for it: which vendor value, which table.
+ */
+function firstListed(vendor: string, lookups: readonly (readonly [ReaderTable, string | null])[]): Pick<Reading, 'code' | 'why'> {
+  for (const [table, value] of lookups) {
+    const code = readerCode(table, value);
+    if (code !== null) return { code, why: `${vendor} ${JSON.stringify(value!.slice(0, 80))} is ${code} (the catalog's ${table} table)` };
+  }
+  return { code: null };
 }
 
 /** A code as a site wrote it, if it is one: lowercase snake case, or a spelling that becomes it. */
@@ -84,7 +100,7 @@ function readGoogle(body: JsonObject): Reading | null {
     field = str(first(list(detail, 'fieldViolations')) ?? {}, 'field');
     break;
   }
-  return { code: readerCode('google_status', str(error, 'status')), field, message: str(error, 'message'), retry: null, keepsMessage: true };
+  return { ...firstListed("google.rpc.Status's status", [['google_status', str(error, 'status')]]), field, message: str(error, 'message'), retry: null, keepsMessage: true };
 }
 
 /**
@@ -96,15 +112,16 @@ function readTypedError(body: JsonObject): Reading | null {
   if (!error || str(error, 'type') === null) return null;
   const code = str(error, 'code');
   const type = str(error, 'type');
-  const resolved =
-    (own(body, 'type') === 'error' ? readerCode('anthropic_type', type) : null) ??
-    readerCode('openai_code', code) ??
-    readerCode('stripe_code', code) ??
+  const resolved = firstListed("the error's code or type", [
+    ['anthropic_type', own(body, 'type') === 'error' ? type : null],
+    ['openai_code', code],
+    ['stripe_code', code],
     // A decline_code is only ever on a declined card (Stripe, "Declines").
-    (str(error, 'decline_code') ? readerCode('stripe_type', 'card_error') : null) ??
-    readerCode('openai_code', type) ??
-    readerCode('stripe_type', type);
-  return { code: resolved, field: str(error, 'param'), message: str(error, 'message'), retry: null };
+    ['stripe_type', str(error, 'decline_code') ? 'card_error' : null],
+    ['openai_code', type],
+    ['stripe_type', type],
+  ]);
+  return { ...resolved, field: str(error, 'param'), message: str(error, 'message'), retry: null };
 }
 
 /** RFC 9457 / 7807 problem details, this package's extension members or any other vocabulary. */
@@ -144,7 +161,25 @@ function readGitHub(body: JsonObject): Reading | null {
   const message = str(body, 'message');
   if (message === null || (str(body, 'documentation_url') === null && !Array.isArray(own(body, 'errors')))) return null;
   const detail = first(list(body, 'errors'));
-  return { code: detail ? readerCode('github_error_code', str(detail, 'code')) : null, field: detail ? str(detail, 'field') : null, message, retry: null };
+  return { ...firstListed("GitHub's errors[].code", [['github_error_code', detail ? str(detail, 'code') : null]]), field: detail ? str(detail, 'field') : null, message, retry: null };
+}
+
+/** The AWS tables, in the order they are read: what the SDKs retry first, then the common errors, then each service's. */
+const AWS_TABLES = ['aws_throttling', 'aws_common', 'aws_dynamodb', 'aws_s3'] as const;
+
+/**
+ * AWS errors: the JSON protocols' `__type` (`com.amazonaws.dynamodb.v20120810#ThrottlingException`)
+ * or `x-amzn-ErrorType` header (`ThrottlingException:http://internal.amazon.com/...`), and the XML
+ * error documents' `Code` (S3, the query protocol), with `message` or `Message` and S3's
+ * `ArgumentName`. The type decides whatever the status says: DynamoDB throttles with a 400.
+ */
+function readAws(body: JsonObject, headers: Fields): Reading | null {
+  const raw = str(body, '__type') ?? str(body, 'Code') ?? headers.get('x-amzn-errortype') ?? null;
+  if (raw === null) return null;
+  // The SDKs' sanitizeErrorCode: the name after a namespace's '#' and before a ':' URI.
+  const type = raw.split(':', 1)[0]!.split('#').pop()!.trim();
+  const resolved = firstListed("AWS's error type", AWS_TABLES.map((table) => [table, type] as const));
+  return { ...resolved, field: str(body, 'ArgumentName'), message: str(body, 'message') ?? str(body, 'Message'), retry: null };
 }
 
 /** Bodies that say only a sentence: Spring Boot, Rails, hapi/Fastify, OAuth, FastAPI and plain {error} or {message}. */
@@ -156,24 +191,26 @@ function readLoose(body: JsonObject): Reading | null {
   if (detailItem) return { ...NONE, message: str(detailItem, 'msg') };
   const springNoMessage = message === 'No message available';
   const text = str(body, 'error_description') ?? (message && !springNoMessage ? message : null) ?? error ?? str(body, 'detail');
-  return text === null ? null : { ...NONE, message: text };
+  // An OAuth 2.0 error body names the Bearer error itself (RFC 6750 section 3.1).
+  return text === null ? null : { ...NONE, code: readerCode('bearer_error', error), message: text };
 }
 
-const READERS_IN_ORDER: [string, (body: JsonObject) => Reading | null][] = [
+const READERS_IN_ORDER: [string, (body: JsonObject, headers: Fields) => Reading | null][] = [
   ['google.rpc.Status', readGoogle],
   ["this package's envelope", readEnvelope],
   ['a Stripe, OpenAI or Anthropic error object', readTypedError],
   ["Cloudflare's agent error response", readCloudflare],
   ['RFC 9457 problem details', readProblem],
   ["GitHub's error body", readGitHub],
+  ["an AWS error", readAws],
   ['a JSON body with only a message', readLoose],
 ];
 
 /** The first dialect that recognises the body, and its name, or nothing. */
-function readStructured(body: JsonObject): [Reading, string | null] {
+function readStructured(body: JsonObject, headers: Fields): [Reading, string | null] {
   for (const [name, read] of READERS_IN_ORDER) {
     try {
-      const reading = read(body);
+      const reading = read(body, headers);
       if (reading) return [reading, name];
     } catch {
       // A getter-laden or otherwise hostile object: the next reader, then the status, decide.
@@ -198,8 +235,10 @@ function decodeBody(body: unknown): { text: string | null; json: unknown } {
 
 function parseText(text: string): { text: string | null; json: unknown } {
   const start = text.trimStart()[0];
-  // A Markdown answer whose front matter holds the error's fields is read as those fields.
+  // A Markdown answer whose front matter holds the error's fields is read as those fields, and an
+  // XML error document (S3, AWS's query protocol, Azure Storage) as its <Error>'s children.
   if (start === '-') return { text, json: frontMatter(text.trimStart()) ?? undefined };
+  if (start === '<') return { text, json: xmlError(text) ?? undefined };
   if (start !== '{') return { text, json: undefined };
   try {
     return { text, json: JSON.parse(text) };
@@ -248,6 +287,12 @@ const explicitRetryHeaders = (headers: Fields): Fields => pickHeaders(headers, [
 
 /** The code of a response whose body names none, and why: its status, refined by what is safe to read. */
 function statusCode(status: number, headers: Fields, page: PageSummary | null): [string, string] {
+  // RFC 6750 section 3: a Bearer challenge's error says which of a missing grant or a missing scope it is.
+  if (status >= 400 && status < 500) {
+    const error = bearerChallenge(headers.get('www-authenticate'))?.get('error') ?? null;
+    const code = readerCode('bearer_error', error);
+    if (code !== null) return [code, `WWW-Authenticate's Bearer error ${JSON.stringify(error)} is ${code} (RFC 6750 section 3.1)`];
+  }
   // GitHub, "Rate limits for the REST API": an exhausted primary limit is a 403 or 429 with
   // x-ratelimit-remaining: 0; a secondary limit is a 403 or 429 with retry-after. Not a permission error.
   if ((status === 403 || status === 429) && (headers.get('x-ratelimit-remaining')?.trim() === '0' || headers.has('retry-after'))) {
@@ -282,7 +327,8 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   } catch {
     text = null;
   }
-  let [reading, dialect] = isRecord(json) ? readStructured(json) : [NONE, null];
+  // An AWS error may say its type only in x-amzn-ErrorType, over an empty or non-JSON body.
+  let [reading, dialect] = isRecord(json) ? readStructured(json, h) : h.has('x-amzn-errortype') ? readStructured({}, h) : [NONE, null];
   // Front matter no dialect knows is part of a page like any other, read as its text.
   if (dialect === null && json !== undefined && typeof text === 'string' && text.trimStart()[0] === '-') [json, reading] = [undefined, NONE];
   const page = text !== null && json === undefined ? readPage(text) : null;
@@ -332,6 +378,7 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   // RFC 9110 section 10.2.3: Retry-After is an HTTP-date or a whole number of seconds; anything else is said so, not passed over in silence.
   const told = h.get('retry-after');
   if (typeof told === 'string' && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a number of seconds nor an HTTP date), so it was ignored`);
+  const challenge = bearerChallenge(h.get('www-authenticate'));
   const message =
     // The first violation's own sentence says more than a framework's "Bad Request" or "The given data was invalid.".
     (primary && !reading.keepsMessage ? violationMessage(primary) : null) ??
@@ -339,9 +386,11 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
     (page && informative(page.title) ? safeMessage(page.title) : null) ??
     (page && informative(page.heading) ? safeMessage(page.heading) : null) ??
     safeMessage(plainText(text, page)) ??
+    safeMessage(challenge?.get('error_description') ?? null) ??
     STATUS_TEXT[safeStatus] ??
     info.title;
-  const named = reading.field ?? primary?.field ?? null;
+  // A missing scope names the scope, as the Bearer challenge gives it (RFC 6750 section 3).
+  const named = reading.field ?? primary?.field ?? (code === READERS.bearer_error.insufficient_scope ? (challenge?.get('scope') ?? null) : null);
   const field = named === null ? null : cleanText(named) || null;
   const errors = fieldErrors(violations);
   return { envelope: { error: { code, message, field, retry, retry_after: delay, ...(errors ? { errors } : {}) } }, because };
