@@ -596,6 +596,59 @@ export const READERS = {
     "SerializationException": "invalid_input",
     "InternalServerError": "internal"
   },
+  "graphql_apollo": {
+    "GRAPHQL_PARSE_FAILED": "invalid_input",
+    "GRAPHQL_VALIDATION_FAILED": "invalid_input",
+    "BAD_USER_INPUT": "invalid_input",
+    "BAD_REQUEST": "invalid_input",
+    "OPERATION_RESOLUTION_FAILURE": "invalid_input",
+    "UNAUTHENTICATED": "auth_required",
+    "FORBIDDEN": "not_allowed",
+    "INTERNAL_SERVER_ERROR": "internal"
+  },
+  "graphql_github": {
+    "RATE_LIMITED": "rate_limited",
+    "NOT_FOUND": "not_found",
+    "FORBIDDEN": "not_allowed",
+    "INSUFFICIENT_SCOPES": "scope_missing"
+  },
+  "graphql_shopify": {
+    "THROTTLED": "rate_limited",
+    "MAX_COST_EXCEEDED": "invalid_input",
+    "ACCESS_DENIED": "not_allowed",
+    "SHOP_INACTIVE": "not_allowed",
+    "INTERNAL_SERVER_ERROR": "internal"
+  },
+  "jsonrpc_code": {
+    "-32700": "invalid_input",
+    "-32600": "invalid_input",
+    "-32601": "not_found",
+    "-32602": "invalid_input",
+    "-32603": "internal",
+    "-32002": "not_found"
+  },
+  "slack_error": {
+    "ratelimited": "rate_limited",
+    "not_authed": "auth_required",
+    "invalid_auth": "auth_required",
+    "token_expired": "auth_required",
+    "token_revoked": "auth_required",
+    "account_inactive": "auth_required",
+    "missing_scope": "scope_missing",
+    "no_permission": "not_allowed",
+    "ekm_access_denied": "not_allowed",
+    "channel_not_found": "not_found",
+    "user_not_found": "not_found",
+    "invalid_arguments": "invalid_input",
+    "invalid_arg_name": "invalid_input",
+    "invalid_form_data": "invalid_input",
+    "invalid_json": "invalid_input",
+    "json_not_object": "invalid_input",
+    "fatal_error": "internal",
+    "internal_error": "internal",
+    "request_timeout": "internal",
+    "service_unavailable": "temporarily_unavailable"
+  },
   "anthropic_type": {
     "authentication_error": "auth_required",
     "permission_error": "not_allowed",

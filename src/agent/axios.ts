@@ -12,7 +12,7 @@ import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
 import { admit, allowance, freshAttempts, isIdempotent, nextWait, resolveOptions, settle, type AgentClientOptions, type Pass } from './policy.js';
 
 /** Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config sets. */
-export type AgentAxiosOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
+export type AgentAxiosOptions = Omit<AgentClientOptions, 'fetch' | 'accept' | 'errorsIn2xx'>;
 
 /** The URL of a request's config, resolved against its baseURL, or null. */
 function urlOf(config: InternalAxiosRequestConfig): URL | null {

@@ -2,7 +2,7 @@
 // as long as told, and remembers what each origin asked for.
 import type { EnvelopeError } from '../../generated/types.js';
 import { lookup } from '../core/catalog.js';
-import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
+import { fromResponse, isErrorBody, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
 import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, loadErrorPath, nextWait, resolveOptions, settle, type AgentClientOptions, type Outcome } from './policy.js';
 
@@ -55,8 +55,25 @@ export interface AgentClient {
  * once, by hold: at most MAX_BODY_BYTES and bodyTimeoutSeconds of it. `who` is the function the
  * user called, named by a bad option's TypeError, thrown here.
  */
-export function createRunner(options: AgentClientOptions = {}, who = 'createAgentClient'): (input: string | URL | Request, init?: RequestInit) => Promise<Outcome> {
+/** A 2xx whose body may be an error inside it: JSON, answering a POST (GraphQL, JSON-RPC, Slack's Web API) or said to be a GraphQL response. */
+function maySayError(method: string, response: Response): boolean {
+  const type = response.headers.get('content-type') ?? '';
+  if (response.status === 204 || response.status === 205 || !/^application\/(?:[\w.+-]*\+)?json\b/i.test(type)) return false;
+  return method === 'POST' || /^application\/graphql-response\+json\b/i.test(type);
+}
+
+/** The bytes of a body as JSON, or undefined. */
+function parsed(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
+}
+
+export function createRunner(options: AgentClientOptions = {}, who = 'createAgentClient', errorsIn2xxByDefault = false): (input: string | URL | Request, init?: RequestInit) => Promise<Outcome> {
   const { sleep, now, store, scopeOf, bodyTimeoutMs } = resolveOptions(who, options);
+  const errorsIn2xx = options.errorsIn2xx ?? errorsIn2xxByDefault;
   const fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
   const accept = options.accept ?? AGENT_ACCEPT;
   // The init of a request made with none, built once: fetch does not change what it is given.
@@ -68,9 +85,11 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
     let url: URL;
     let signal: AbortSignal | undefined;
     let idempotent: boolean;
+    let method: string;
     let send: () => Promise<Response>;
     if ((typeof input === 'string' || input instanceof URL) && (init?.body === undefined || init.body === null)) {
       url = new URL(String(input));
+      method = (init?.method ?? 'GET').toUpperCase();
       signal = init?.signal ?? undefined;
       idempotent = isIdempotent(init?.method, init?.headers as HeadersInput | undefined);
       const sent = accept === false ? init : init === undefined ? acceptOnly : withAccept(init, accept);
@@ -79,6 +98,7 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       const request = new Request(input, init);
       if (accept !== false && !request.headers.has('accept')) request.headers.set('accept', accept);
       url = new URL(request.url);
+      method = request.method;
       signal = request.signal;
       idempotent = isIdempotent(request.method, request.headers);
       send = () => fetchImpl(request.body === null ? request : request.clone());
@@ -104,15 +124,20 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
         if (signal?.aborted) throw signal.reason;
         return { url, thrown: error, error: (await loadErrorPath())[1].networkError(url, error) };
       }
-      if (response.status < 400) {
+      const success = response.status < 400;
+      if (success && !(errorsIn2xx && response.status >= 200 && maySayError(method, response))) {
         const settled = settle(store, key, admitted.pass, response, undefined, now());
         if (settled) await settled;
         return { url, response };
       }
 
-      // The error body, read once: at most MAX_BODY_BYTES, for at most bodyTimeoutSeconds.
+      // The error body (or a success that may carry one), read once: at most MAX_BODY_BYTES, for at most bodyTimeoutSeconds.
       const [{ hold }, { keptAnswer }] = await loadErrorPath();
       const held = await hold(response, MAX_BODY_BYTES, bodyTimeoutMs);
+      if (success && !(held.whole && isErrorBody(parsed(held.bytes)))) {
+        await settle(store, key, admitted.pass, response, undefined, now());
+        return { url, response: held.response };
+      }
       const { error } = fromResponse(response.status, response.headers, held.bytes, { now: now() });
       await settle(store, key, admitted.pass, response, error, now(), keptAnswer(response.status, response.headers, held.bytes, held.whole));
       const seconds = nextWait(error, attempts, allowed);
@@ -142,7 +167,7 @@ export const failure = ({ error, response, remembered, thrown }: Outcome): Agent
  * if (!result.ok) console.log(result.error.code, result.advice);
  */
 export function createAgentClient(options: AgentClientOptions = {}): AgentClient {
-  const run = createRunner(options, 'createAgentClient');
+  const run = createRunner(options, 'createAgentClient', true);
   return {
     async fetch(input, init) {
       const outcome = await run(input, init);

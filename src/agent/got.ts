@@ -14,7 +14,7 @@ import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
 import { admit, allowance, freshAttempts, isIdempotent, nextWait, remember, resolveOptions, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass } from './policy.js';
 
 /** Options of agentGot: the client's, but for the fetch and Accept, which got's own options set; got sleeps a told wait itself, `sleep` a remembered one. */
-export type AgentGotOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
+export type AgentGotOptions = Omit<AgentClientOptions, 'fetch' | 'accept' | 'errorsIn2xx'>;
 
 /** An error body cut at MAX_BODY_BYTES or bodyTimeoutSeconds: what arrived, decoded, and the error it was read as. */
 interface Cut {

@@ -47,6 +47,14 @@ export interface AgentClientOptions {
    * another call). At most MAX_BODY_BYTES of it are read either way. @default 5
    */
   readonly bodyTimeoutSeconds?: number;
+  /**
+   * Whether a 2xx JSON answer to a POST is read for an error inside it: a GraphQL response with
+   * errors and no data, a JSON-RPC error, Slack's ok: false. Read, it is handled as the error it is
+   * (a wait inside it taken once, like any other). Unread, a success streams through byte for byte.
+   * @default true for createAgentClient; false for agentFetch and fetchPage, which hand the
+   * caller's own client its success as the site sent it
+   */
+  readonly errorsIn2xx?: boolean;
 }
 
 /** The Accept an agent client sends by default: data first, pages after, anything last. */
@@ -69,6 +77,7 @@ const OPTION_RULES: readonly Rule[] = [
   ['unknownDelay', (v) => v === 'hand_back' || v === 'backoff', "'hand_back' or 'backoff'"],
   ['scope', (v) => isFunction(v) || (Array.isArray(v) && v.every((e) => typeof e === 'string')), 'a list of URL prefixes or a function from the URL to a key'],
   ['bodyTimeoutSeconds', isSeconds(true), 'a number of seconds above 0'],
+  ['errorsIn2xx', (v) => typeof v === 'boolean', 'true or false'],
 ];
 
 /**

@@ -19,7 +19,7 @@ import { admit, allowance, freshAttempts, isIdempotent, nextWait, resolveOptions
 import type { KeptAnswer } from './store.js';
 
 /** Options of agentUndici: the client's, less the fetch to call and the Accept to send. */
-export type AgentUndiciOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
+export type AgentUndiciOptions = Omit<AgentClientOptions, 'fetch' | 'accept' | 'errorsIn2xx'>;
 
 type Handler = Dispatcher.DispatchHandler;
 type Controller = Dispatcher.DispatchController;

@@ -334,8 +334,23 @@ function vendorBodySeconds(body: Record<string, unknown>): number | null {
     (isPlainObject(parameters) ? secondsNumber(own(parameters, 'retry_after')) : null) ??
     // Kubernetes Status: {"kind": "Status", "details": {"retryAfterSeconds": 1}}
     // (https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/status/, StatusDetails).
-    (isPlainObject(details) ? secondsNumber(own(details, 'retryAfterSeconds')) : null)
+    (isPlainObject(details) ? secondsNumber(own(details, 'retryAfterSeconds')) : null) ??
+    graphqlCostSeconds(body)
   );
+}
+
+/**
+ * Shopify's GraphQL cost limit: the points a throttled query still lacks, at the bucket's restore
+ * rate per second, from {"extensions": {"cost": {"requestedQueryCost", "throttleStatus":
+ * {"currentlyAvailable", "restoreRate"}}}} (https://shopify.dev/docs/api/usage/limits, GraphQL
+ * Admin API rate limits).
+ */
+function graphqlCostSeconds(body: Record<string, unknown>): number | null {
+  const cost = own(own(body, 'extensions'), 'cost');
+  const status = own(cost, 'throttleStatus');
+  const [requested, available, rate] = [own(cost, 'requestedQueryCost'), own(status, 'currentlyAvailable'), own(status, 'restoreRate')];
+  if (typeof requested !== 'number' || typeof available !== 'number' || typeof rate !== 'number' || !(rate > 0)) return null;
+  return secondsNumber(Math.max(0, requested - available) / rate);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -410,7 +425,7 @@ export function responseClock(fields: Fields, now?: number): number {
  *    envelope `error.retry_after`, a problem's `retry_after_seconds`, then a google.rpc.RetryInfo
  *    `retryDelay` in `error.details` (or a bare Status's `details`), then vendors' own members: a
  *    top-level `retry_after` in seconds (Cloudflare, Discord), Telegram's `parameters.retry_after`,
- *    Kubernetes' `details.retryAfterSeconds`;
+ *    Kubernetes' `details.retryAfterSeconds`, the wait Shopify's GraphQL cost and restore rate imply;
  * 4. `RateLimit` (draft-10 List: the largest `t` among exhausted policies, else the smallest `t`;
  *    or the draft-07 Dictionary's `reset`), then `RateLimit-Reset` (drafts up to -06);
  * 5. OpenAI's `x-ratelimit-reset-requests` / `-tokens` (the exhausted one, else the larger);

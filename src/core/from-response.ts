@@ -164,6 +164,54 @@ function readGitHub(body: JsonObject): Reading | null {
   return { ...firstListed("GitHub's errors[].code", [['github_error_code', detail ? str(detail, 'code') : null]]), field: detail ? str(detail, 'field') : null, message, retry: null };
 }
 
+/**
+ * A GraphQL response's first error (https://spec.graphql.org/October2021/#sec-Errors): its
+ * extensions.code as Apollo Server and Shopify send it, or its type as GitHub does.
+ */
+function readGraphql(body: JsonObject): Reading | null {
+  const error = first(list(body, 'errors'));
+  if (!error || str(error, 'message') === null || own(body, 'error') !== undefined) return null;
+  const extensions = obj(error, 'extensions');
+  const code = extensions ? str(extensions, 'code') : null;
+  const resolved = firstListed("the GraphQL error's code", [
+    ['graphql_apollo', code],
+    ['graphql_shopify', code],
+    ['graphql_github', str(error, 'type') ?? code],
+  ]);
+  return { ...resolved, field: null, message: str(error, 'message'), retry: null };
+}
+
+/** A JSON-RPC 2.0 error response, as MCP servers send them: {jsonrpc: "2.0", error: {code, message}}. */
+function readJsonRpc(body: JsonObject): Reading | null {
+  const error = obj(body, 'error');
+  if (own(body, 'jsonrpc') !== '2.0' || !error || !Number.isInteger(own(error, 'code'))) return null;
+  return { ...firstListed('the JSON-RPC error code', [['jsonrpc_code', String(own(error, 'code'))]]), field: null, message: str(error, 'message'), retry: null };
+}
+
+/** Slack's Web API answer {ok: false, error: "channel_not_found"}, with the scope it lacks in needed. */
+function readSlack(body: JsonObject): Reading | null {
+  const error = str(body, 'error');
+  if (own(body, 'ok') !== false || error === null) return null;
+  return { ...firstListed("Slack's error", [['slack_error', error]]), field: str(body, 'needed'), message: error, retry: null };
+}
+
+/**
+ * Whether a body that came with a 2xx is an error all the same: a GraphQL response with errors and
+ * no usable data (none, null, or every top-level field null: a failed field of a one-field query
+ * is null), a JSON-RPC error, or Slack's ok: false. Anything else, partial GraphQL data included,
+ * is the success its status says.
+ */
+export function isErrorBody(body: unknown): boolean {
+  if (!isRecord(body)) return false;
+  try {
+    if (readJsonRpc(body) || readSlack(body)) return true;
+    const data = own(body, 'data');
+    return (data === undefined || data === null || (isRecord(data) && Object.values(data).every((value) => value === null))) && readGraphql(body) !== null;
+  } catch {
+    return false;
+  }
+}
+
 /** The AWS tables, in the order they are read: what the SDKs retry first, then the common errors, then each service's. */
 const AWS_TABLES = ['aws_throttling', 'aws_common', 'aws_dynamodb', 'aws_s3'] as const;
 
@@ -196,6 +244,7 @@ function readLoose(body: JsonObject): Reading | null {
 }
 
 const READERS_IN_ORDER: [string, (body: JsonObject, headers: Fields) => Reading | null][] = [
+  ['a JSON-RPC error', readJsonRpc],
   ['google.rpc.Status', readGoogle],
   ["this package's envelope", readEnvelope],
   ['a Stripe, OpenAI or Anthropic error object', readTypedError],
@@ -203,6 +252,8 @@ const READERS_IN_ORDER: [string, (body: JsonObject, headers: Fields) => Reading 
   ['RFC 9457 problem details', readProblem],
   ["GitHub's error body", readGitHub],
   ["an AWS error", readAws],
+  ['a GraphQL response with errors', readGraphql],
+  ["Slack's ok: false", readSlack],
   ['a JSON body with only a message', readLoose],
 ];
 

@@ -359,6 +359,7 @@ export const CASES: readonly Case[] = [
   optionCase('fetch', 'nope'),
   optionCase('scope', 'https://x'),
   optionCase('bodyTimeoutSeconds', 'big'),
+  optionCase('errorsIn2xx', 'yes'),
 ];
 
 /** A cut-off success: Content-Length says more than is sent, then the socket goes. */

@@ -30,6 +30,8 @@ export interface HostOptions {
   readonly bodyTimeoutSeconds?: number;
   /** fetchPage: the most bytes of a success it keeps a copy of; a longer body passes through as a stream. // new option, issue 25 */
   readonly maxCopyBytes?: number;
+  /** Whether a 2xx JSON answer to a POST is read for an error inside it (the client, the drop-in, the fetcher). */
+  readonly errorsIn2xx?: boolean;
 }
 
 export type OptionName = keyof HostOptions;
@@ -200,7 +202,7 @@ const asClient = (o: HostOptions) => o as AgentClientOptions;
 function dropIn(name: string, fetchOf: (options: HostOptions) => (url: string, init: RequestInit) => Promise<Response>): Host {
   return {
     name,
-    takes: takes(...RULES, 'fetch'),
+    takes: takes(...RULES, 'fetch', 'errorsIn2xx'),
     refuses: 'create',
     memory: 'site',
     noResponse: 'reject',
@@ -227,7 +229,7 @@ function dropIn(name: string, fetchOf: (options: HostOptions) => (url: string, i
 export const HOSTS: readonly Host[] = [
   {
     name: 'createAgentClient',
-    takes: takes(...RULES, 'fetch'),
+    takes: takes(...RULES, 'fetch', 'errorsIn2xx'),
     refuses: 'create',
     memory: 'result',
     noResponse: 'result',
@@ -265,7 +267,7 @@ export const HOSTS: readonly Host[] = [
   dropIn('agentFetch in ky', (options) => ky.create({ fetch: agentFetch(asClient(options)), retry: 0, throwHttpErrors: false, timeout: false })),
   {
     name: 'fetchPage',
-    takes: takes(...RULES, 'fetch', 'maxCopyBytes'),
+    takes: takes(...RULES, 'fetch', 'maxCopyBytes', 'errorsIn2xx'),
     refuses: 'call',
     memory: 'result',
     noResponse: 'result',

@@ -1,0 +1,184 @@
+// Errors that come with a 2xx, from real servers on loopback: GraphQL errors from Apollo Server and
+// GraphQL Yoga (graphql-js underneath), JSON-RPC errors from the MCP TypeScript SDK's server, and a
+// GitHub-style GraphQL rate limit whose wait the client takes once. createAgentClient reads a 2xx
+// JSON answer to a POST for such an error and hands it back as ok: false; a success, partial
+// GraphQL data included, passes through byte for byte; agentFetch passes every 2xx through unless
+// asked (errorsIn2xx), since the caller's own client reads its successes.
+import { ApolloServer } from '@apollo/server';
+import { startStandaloneServer } from '@apollo/server/standalone';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
+import { GraphQLError } from 'graphql';
+import { createGraphQLError, createSchema, createYoga } from 'graphql-yoga';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentFetch, createAgentClient, createMemoryStore, failureOf } from '../../src/agent/index.js';
+import { isErrorBody } from '../../src/core/from-response.js';
+import { serve, virtualClock, type TestServer } from '../helpers/server.js';
+
+const typeDefs = /* GraphQL */ `
+  type Order { id: ID! }
+  type Query { order(id: ID!): Order, secret: String, broken: String }
+`;
+// Each server's own GraphQLError: graphql ships a CommonJS and an ES module build, and a server
+// treats an error of the other build as unexpected (and masks it), so each gets the one it loads.
+const resolversWith = (error: (message: string, options: { extensions: Record<string, unknown> }) => Error) => ({
+  Query: {
+    order: (_: unknown, { id }: { id: string }) => ({ id }),
+    secret: () => {
+      throw error('Sign in to see the secret', { extensions: { code: 'UNAUTHENTICATED' } });
+    },
+    broken: () => {
+      throw new Error('the database is down at db-7.internal:5432');
+    },
+  },
+});
+
+const closers: (() => Promise<unknown>)[] = [];
+let apollo: string;
+let yoga: string;
+afterAll(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+beforeAll(async () => {
+  const server = new ApolloServer({ typeDefs, resolvers: resolversWith((message, options) => new GraphQLError(message, options)) });
+  ({ url: apollo } = await startStandaloneServer(server, { listen: { port: 0, host: '127.0.0.1' } }));
+  closers.push(() => server.stop());
+  const http = createServer(createYoga({ schema: createSchema({ typeDefs, resolvers: resolversWith(createGraphQLError) }), logging: false }));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  yoga = `http://127.0.0.1:${(http.address() as AddressInfo).port}/graphql`;
+  closers.push(() => new Promise((resolve) => http.close(resolve)));
+});
+
+const post = (query: string): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+
+describe.each([
+  ['Apollo Server', () => apollo],
+  ['GraphQL Yoga', () => yoga],
+])('%s, through createAgentClient', (_name, url) => {
+  it("hands back a resolver's UNAUTHENTICATED, sent with a 200 and no usable data, as auth_required", async () => {
+    const result = await createAgentClient({ store: createMemoryStore() }).fetch(url(), post('{ secret }'));
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.error).toMatchObject({ code: 'auth_required', retry: 'get_grant', message: 'Sign in to see the secret' });
+    expect(!result.ok && result.response?.status).toBe(200);
+  });
+
+  it('hands back a query that does not validate as invalid_input, whatever status the server sends it with', async () => {
+    const result = await createAgentClient({ store: createMemoryStore() }).fetch(url(), post('{ nope }'));
+    expect(!result.ok && result.error).toMatchObject({ code: 'invalid_input', retry: 'fix_input' });
+    expect(!result.ok && result.error.message).toMatch(/nope/);
+  });
+
+  it("hands back a resolver's own crash as internal, its message not the database's address", async () => {
+    const result = await createAgentClient({ store: createMemoryStore() }).fetch(url(), post('{ broken }'));
+    expect(!result.ok && result.error.code).toBe('internal');
+  });
+
+  it('passes partial data through as the success it is, byte for byte', async () => {
+    const direct = await (await fetch(url(), post('{ order(id: "7") { id } secret }'))).text();
+    const result = await createAgentClient({ store: createMemoryStore() }).fetch(url(), post('{ order(id: "7") { id } secret }'));
+    expect(result.ok).toBe(true);
+    expect(await result.response!.text()).toBe(direct);
+    expect(JSON.parse(direct)).toMatchObject({ data: { order: { id: '7' }, secret: null } });
+  });
+});
+
+describe("a GitHub-style GraphQL rate limit, sent with a 200 and Retry-After", () => {
+  let site: TestServer;
+  let calls = 0;
+  beforeAll(async () => {
+    site = await serve((req, res) => {
+      req.resume();
+      calls += 1;
+      // GitHub: "If you exceed your secondary rate limit ... retry-after" (its GraphQL rate-limits page); the error's type is RATE_LIMITED.
+      if (calls === 1) res.writeHead(200, { 'content-type': 'application/json', 'retry-after': '3' }).end(JSON.stringify({ data: null, errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] }));
+      else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { viewer: { login: 'agent' } } }));
+    });
+  });
+  afterAll(() => site.close());
+
+  it('the client waits it out once and calls again; agentFetch hands the 200 over untouched unless asked', async () => {
+    const clock = virtualClock();
+    calls = 0;
+    const result = await createAgentClient({ store: createMemoryStore({ now: clock.now }), now: clock.now, sleep: clock.sleep }).fetch(site.url, post('{ viewer { login } }'));
+    expect(result.ok).toBe(true);
+    expect([calls, clock.sleeps]).toEqual([2, [3000]]);
+
+    calls = 0;
+    const plain = await agentFetch({ store: createMemoryStore() })(site.url, post('{ viewer { login } }'));
+    expect([plain.status, calls, failureOf(plain)]).toEqual([200, 1, undefined]);
+    expect(await plain.json()).toMatchObject({ errors: [{ type: 'RATE_LIMITED' }] });
+
+    calls = 0;
+    const clock2 = virtualClock();
+    const asked = await agentFetch({ store: createMemoryStore({ now: clock2.now }), now: clock2.now, sleep: clock2.sleep, errorsIn2xx: true })(site.url, post('{ viewer { login } }'));
+    expect([asked.status, calls, clock2.sleeps]).toEqual([200, 2, [3000]]);
+  });
+
+  it('a GET 200 is never read: the hot path stays a stream', async () => {
+    calls = 0;
+    const result = await createAgentClient({ store: createMemoryStore() }).fetch(site.url);
+    expect(result.ok).toBe(true);
+    expect(calls).toBe(1);
+  });
+});
+
+describe("the MCP SDK's JSON-RPC errors (Streamable HTTP, JSON responses)", () => {
+  let mcp: TestServer;
+  beforeAll(async () => {
+    mcp = await serve((req, res) => {
+      const server = new Server({ name: 'shop', version: '1.0.0' }, { capabilities: { tools: {} } });
+      server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      res.on('close', () => void transport.close().then(() => server.close()));
+      void server.connect(transport).then(() => transport.handleRequest(req, res));
+    });
+  });
+  afterAll(() => mcp.close());
+
+  it('hands back a call of a method the server does not have as not_found (-32601)', async () => {
+    const result = await createAgentClient({ store: createMemoryStore() }).fetch(mcp.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'no/such/method', params: {} }),
+    });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.response?.status).toBe(200);
+    expect(!result.ok && result.error).toMatchObject({ code: 'not_found', retry: 'no' });
+  });
+});
+
+describe('isErrorBody', () => {
+  it('turns no success into a failure: any JSON without an error shape, partial GraphQL data included, is not an error', () => {
+    const notError = fc.anything().filter((value) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return true;
+      const v = value as Record<string, unknown>;
+      return !('errors' in v) && !('jsonrpc' in v) && v.ok !== false;
+    });
+    fc.assert(
+      fc.property(notError, (value) => {
+        expect(isErrorBody(value)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()).filter((data) => Object.values(data).some((v) => v !== null)), fc.array(fc.record({ message: fc.string({ minLength: 1 }) }), { minLength: 1 }), (data, errors) => {
+        expect(isErrorBody({ data, errors })).toBe(false);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('finds each shape: GraphQL errors without data, a JSON-RPC error, Slack ok: false', () => {
+    expect(isErrorBody({ errors: [{ message: 'x' }] })).toBe(true);
+    expect(isErrorBody({ data: { a: null }, errors: [{ message: 'x' }] })).toBe(true);
+    expect(isErrorBody({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } })).toBe(true);
+    expect(isErrorBody({ ok: false, error: 'channel_not_found' })).toBe(true);
+    expect(isErrorBody({ ok: false })).toBe(false);
+    expect(isErrorBody({ jsonrpc: '2.0', id: 1, result: {} })).toBe(false);
+  });
+});
