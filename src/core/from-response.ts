@@ -31,8 +31,8 @@ interface Reading {
   retry: RetryWord | null;
   /** This package's own envelope or problem, or Google's: the message is the site's own sentence for the whole error, kept over a violation's. */
   keepsMessage?: boolean;
-  /** How a vendor's own words became the code, for explainResponse; else it says the body names the code. */
-  why?: string;
+  /** How a vendor's own words became the code, for explainResponse (made only when asked); else it says the body names the code. */
+  why?: () => string;
 }
 
 const NONE: Reading = { code: null, field: null, message: null, retry: null };
@@ -65,7 +65,7 @@ type ReaderTable = Exclude<keyof typeof READERS, 'next_step' | 'signals'>;
 function firstListed(vendor: string, lookups: readonly (readonly [ReaderTable, string | null])[]): Pick<Reading, 'code' | 'why'> {
   for (const [table, value] of lookups) {
     const code = readerCode(table, value);
-    if (code !== null) return { code, why: `${vendor} ${JSON.stringify(value!.slice(0, 80))} is ${code} (the catalog's ${table} table)` };
+    if (code !== null) return { code, why: () => `${vendor} ${JSON.stringify(value!.slice(0, 80))} is ${code} (the catalog's ${table} table)` };
   }
   return { code: null };
 }
@@ -152,7 +152,7 @@ function readCloudflare(body: JsonObject): Reading | null {
   const category = str(body, 'error_category');
   const listed = readerCode(table, category);
   const code = listed ?? readerCode(table, 'default');
-  const why = `Cloudflare's error_category ${JSON.stringify(category?.slice(0, 40) ?? null)}${listed ? '' : ' (any other)'} with retryable ${String(table === 'cloudflare_retryable')} is ${code} (the catalog's ${table} table)`;
+  const why = (): string => `Cloudflare's error_category ${JSON.stringify(category?.slice(0, 40) ?? null)}${listed ? '' : ' (any other)'} with retryable ${String(table === 'cloudflare_retryable')} is ${code} (the catalog's ${table} table)`;
   return { code, field: null, message: str(body, 'title') ?? str(body, 'detail'), retry: null, keepsMessage: true, why };
 }
 
@@ -367,6 +367,15 @@ export interface Explained {
  * @example explainResponse(403, { 'cf-mitigated': 'challenge' }, page).because[0] // 'cf-mitigated ...'
  */
 export function explainResponse(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions = {}): Explained {
+  const because: string[] = [];
+  return { envelope: read(status, headers, body, options, because), because };
+}
+
+/**
+ * The envelope of a response; `because`, when given, gets one sentence per decision. fromResponse
+ * gives none, so no sentence is made (an optional call's arguments are not evaluated).
+ */
+function read(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions, because: string[] | undefined): Envelope {
   const now = typeof options.now === 'number' && Number.isFinite(options.now) ? options.now : Date.now();
   const safeStatus = Number.isInteger(status) ? status : 0;
   const isError = safeStatus >= 400 && safeStatus <= 599;
@@ -383,22 +392,21 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   // Front matter no dialect knows is part of a page like any other, read as its text.
   if (dialect === null && json !== undefined && typeof text === 'string' && text.trimStart()[0] === '-') [json, reading] = [undefined, NONE];
   const page = text !== null && json === undefined ? readPage(text) : null;
-  const because: string[] = [];
-  if (dialect) because.push(`the body is ${dialect}`);
+  if (dialect) because?.push(`the body is ${dialect}`);
   // The fields a 4xx body reports at fault, in whichever framework's shape; the first that names a field leads.
   const violations: Violation[] = isError && safeStatus < 500 ? violationsOf(json) : [];
   const primary = violations.find((violation) => violation.field !== null) ?? violations[0];
-  if (primary) because.push(`the body reports ${violations.length} violation${violations.length === 1 ? '' : 's'}, the first of ${primary.field ?? 'no single field'}`);
+  if (primary) because?.push(`the body reports ${violations.length} violation${violations.length === 1 ? '' : 's'}, the first of ${primary.field ?? 'no single field'}`);
 
   // A challenge wins over whatever the body says: the body is the challenge page.
   const signal = challengeSignal(h, page, isError, safeStatus >= 500);
   let code: string;
   if (signal) {
     code = READERS.signals.challenge;
-    because.push(`${signal} marks a bot challenge, which only a person can pass`);
+    because?.push(`${signal} marks a bot challenge, which only a person can pass`);
   } else if (reading.code !== null) {
     code = reading.code;
-    because.push(reading.why ?? `the body names the code ${code}`);
+    because?.push(reading.why?.() ?? `the body names the code ${code}`);
   } else {
     let why: string;
     [code, why] = statusCode(safeStatus, h, page);
@@ -407,13 +415,13 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
       code = primary.code;
       why += `, and the violation makes it ${code}`;
     }
-    because.push(why);
+    because?.push(why);
   }
 
   const info = lookup(code);
   // A known code keeps its catalog word; a site's own code keeps the word its body gave, if any.
   const retry: RetryWord = info.known ? info.retry : (reading.retry ?? info.retry);
-  because.push(info.known ? `${code} is a catalog code: retry ${retry}` : `${code} is a site's own code: retry ${retry}${reading.retry ? ', as its body says' : ''}`);
+  because?.push(info.known ? `${code} is a catalog code: retry ${retry}` : `${code} is a site's own code: retry ${retry}${reading.retry ? ', as its body says' : ''}`);
   let delay: number | null = null;
   const word: RetryWordEntry = RETRY_WORDS[retry];
   if (word.next_step === 'wait') {
@@ -424,11 +432,11 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
     } catch {
       delay = null;
     }
-    because.push(delay === null ? 'the response says nothing of how long to wait' : `the response asks for a wait of ${delay} s`);
+    because?.push(delay === null ? 'the response says nothing of how long to wait' : `the response asks for a wait of ${delay} s`);
   }
   // RFC 9110 section 10.2.3: Retry-After is an HTTP-date or a whole number of seconds; anything else is said so, not passed over in silence.
   const told = h.get('retry-after');
-  if (typeof told === 'string' && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a number of seconds nor an HTTP date), so it was ignored`);
+  if (because && typeof told === 'string' && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a number of seconds nor an HTTP date), so it was ignored`);
   const challenge = bearerChallenge(h.get('www-authenticate'));
   const message =
     // The first violation's own sentence says more than a framework's "Bad Request" or "The given data was invalid.".
@@ -444,7 +452,7 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
   const named = reading.field ?? primary?.field ?? (code === READERS.bearer_error.insufficient_scope ? (challenge?.get('scope') ?? null) : null);
   const field = named === null ? null : cleanText(named) || null;
   const errors = fieldErrors(violations);
-  return { envelope: { error: { code, message, field, retry, retry_after: delay, ...(errors ? { errors } : {}) } }, because };
+  return { error: { code, message, field, retry, retry_after: delay, ...(errors ? { errors } : {}) } };
 }
 
 /**
@@ -454,5 +462,5 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
  * @example fromResponse(429, { 'retry-after': '30' }, '<html>...</html>').error.retry_after // 30
  */
 export function fromResponse(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions = {}): Envelope {
-  return explainResponse(status, headers, body, options).envelope;
+  return read(status, headers, body, options, undefined);
 }
