@@ -300,3 +300,25 @@ export function fieldErrors(violations: readonly Violation[]): [FieldError, ...F
   if (named.length < 2) return undefined;
   return named.map((v) => ({ field: v.field!, code: v.code, message: violationMessage(v) ?? `${v.field} is not valid` })) as [FieldError, ...FieldError[]];
 }
+
+// Sentences that name the field they are about, in the shapes vendors write them; each pattern is
+// anchored on fixed words around one bounded capture, so a long message costs one linear pass.
+const FIELD_SENTENCES: readonly RegExp[] = [
+  // AWS's validation errors: "1 validation error detected: Value null at 'tableName' failed to satisfy constraint: ..."
+  /\bValue .{0,200}? at '([^'\s]{1,100})' failed to satisfy constraint/,
+  // pydantic's, as Anthropic's API and FastAPI services word them: "messages.1.content.0.image.source.base64.media_type: Field required"
+  /^([A-Za-z_][\w-]{0,63}(?:\.[\w-]{1,64}){0,15}): (?:Field required|Input should|Extra inputs are not permitted|String should|Value error)/,
+  // "'from' parameter is missing", "The 'To' parameter is required"
+  /'([\w.-]{1,64})' parameter is (?:missing|required|invalid|not valid)/i,
+];
+
+/** The field a message names in a sentence shape vendors use, or null. */
+export function fieldInMessage(message: string | null): string | null {
+  if (message === null) return null;
+  const text = message.slice(0, 2000);
+  for (const pattern of FIELD_SENTENCES) {
+    const found = pattern.exec(text);
+    if (found) return found[1]!;
+  }
+  return null;
+}

@@ -4,7 +4,7 @@ import { CODE_PATTERN, READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } 
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
 import { delayFrom, retryAfterSeconds } from './delay.js';
-import { fieldErrors, violationMessage, violationsOf, type Violation } from './field-errors.js';
+import { fieldErrors, fieldInMessage, violationMessage, violationsOf, type Violation } from './field-errors.js';
 import { frontMatter } from './front-matter.js';
 import { xmlError } from './xml.js';
 import { bearerChallenge } from './challenge.js';
@@ -95,12 +95,40 @@ function readGoogle(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || typeof own(error, 'code') !== 'number' || (str(error, 'status') === null && !Array.isArray(own(error, 'details')))) return null;
   let field: string | null = null;
+  let reason: string | null = null;
   for (const detail of list(error, 'details')) {
-    if (!isRecord(detail) || !str(detail, '@type')?.endsWith('google.rpc.BadRequest')) continue;
-    field = str(first(list(detail, 'fieldViolations')) ?? {}, 'field');
-    break;
+    if (!isRecord(detail)) continue;
+    const type = str(detail, '@type');
+    if (type?.endsWith('google.rpc.BadRequest')) field ??= str(first(list(detail, 'fieldViolations')) ?? {}, 'field');
+    // The ErrorInfo reason says what the status does not: API_KEY_INVALID comes as INVALID_ARGUMENT.
+    else if (type?.endsWith('google.rpc.ErrorInfo')) reason ??= str(detail, 'reason');
   }
-  return { ...firstListed("google.rpc.Status's status", [['google_status', str(error, 'status')]]), field, message: str(error, 'message'), retry: null, keepsMessage: true };
+  const resolved = firstListed("google.rpc.Status's ErrorInfo reason or status", [['google_reason', reason], ['google_status', str(error, 'status')]]);
+  return { ...resolved, field, message: str(error, 'message'), retry: null, keepsMessage: true };
+}
+
+/**
+ * Azure's {error: {code, message, target}} (the Azure REST API guidelines), Azure OpenAI's
+ * included: the code through the catalog's azure table, the target as the field.
+ */
+function readAzure(body: JsonObject): Reading | null {
+  const error = obj(body, 'error');
+  if (!error || str(error, 'code') === null || str(error, 'message') === null) return null;
+  return { ...firstListed("Azure's error code", [['azure_code', str(error, 'code')]]), field: str(error, 'target'), message: str(error, 'message'), retry: null };
+}
+
+/** A Kubernetes Status {kind: "Status", status: "Failure", reason, details: {causes: [{field}]}}. */
+function readKubernetes(body: JsonObject): Reading | null {
+  if (own(body, 'kind') !== 'Status' || own(body, 'status') !== 'Failure') return null;
+  const cause = first(list(obj(body, 'details') ?? {}, 'causes'));
+  return { ...firstListed("Kubernetes' Status reason", [['kubernetes_reason', str(body, 'reason')]]), field: cause ? str(cause, 'field') : null, message: str(body, 'message'), retry: null };
+}
+
+/** Salesforce's REST errors, a list: [{message, errorCode, fields}]; the first is read. */
+function readSalesforce(body: JsonObject): Reading | null {
+  if (str(body, 'errorCode') === null || str(body, 'message') === null) return null;
+  const fields = list(body, 'fields');
+  return { ...firstListed("Salesforce's errorCode", [['salesforce_code', str(body, 'errorCode')]]), field: typeof fields[0] === 'string' ? fields[0] : null, message: str(body, 'message'), retry: null };
 }
 
 /**
@@ -226,7 +254,8 @@ function readAws(body: JsonObject, headers: Fields): Reading | null {
   if (raw === null) return null;
   // The SDKs' sanitizeErrorCode: the name after a namespace's '#' and before a ':' URI.
   const type = raw.split(':', 1)[0]!.split('#').pop()!.trim();
-  const resolved = firstListed("AWS's error type", AWS_TABLES.map((table) => [table, type] as const));
+  // Azure Storage's XML errors have the same <Error><Code> shape, so its codes are looked up last.
+  const resolved = firstListed("AWS's (or Azure Storage's) error code", [...AWS_TABLES.map((table) => [table, type] as const), ['azure_code', type] as const]);
   return { ...resolved, field: str(body, 'ArgumentName'), message: str(body, 'message') ?? str(body, 'Message'), retry: null };
 }
 
@@ -248,12 +277,15 @@ const READERS_IN_ORDER: [string, (body: JsonObject, headers: Fields) => Reading 
   ['google.rpc.Status', readGoogle],
   ["this package's envelope", readEnvelope],
   ['a Stripe, OpenAI or Anthropic error object', readTypedError],
+  ["Azure's error object", readAzure],
   ["Cloudflare's agent error response", readCloudflare],
+  ["a Kubernetes Status", readKubernetes],
   ['RFC 9457 problem details', readProblem],
   ["GitHub's error body", readGitHub],
   ["an AWS error", readAws],
   ['a GraphQL response with errors', readGraphql],
   ["Slack's ok: false", readSlack],
+  ["Salesforce's error list", readSalesforce],
   ['a JSON body with only a message', readLoose],
 ];
 
@@ -290,6 +322,14 @@ function parseText(text: string): { text: string | null; json: unknown } {
   // XML error document (S3, AWS's query protocol, Azure Storage) as its <Error>'s children.
   if (start === '-') return { text, json: frontMatter(text.trimStart()) ?? undefined };
   if (start === '<') return { text, json: xmlError(text) ?? undefined };
+  // A list of errors (Salesforce's REST API), or text that only starts with a bracket.
+  if (start === '[') {
+    try {
+      return { text, json: JSON.parse(text) as unknown };
+    } catch {
+      return { text, json: undefined };
+    }
+  }
   if (start !== '{') return { text, json: undefined };
   try {
     return { text, json: JSON.parse(text) };
@@ -387,8 +427,10 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   } catch {
     text = null;
   }
-  // An AWS error may say its type only in x-amzn-ErrorType, over an empty or non-JSON body.
-  let [reading, dialect] = isRecord(json) ? readStructured(json, h) : h.has('x-amzn-errortype') ? readStructured({}, h) : [NONE, null];
+  // A list of errors is read by its first (Salesforce); an AWS error may say its type only in
+  // x-amzn-ErrorType, over an empty or non-JSON body.
+  const structured = isRecord(json) ? json : Array.isArray(json) && isRecord(json[0]) ? json[0] : h.has('x-amzn-errortype') ? {} : null;
+  let [reading, dialect] = structured ? readStructured(structured, h) : [NONE, null];
   // Front matter no dialect knows is part of a page like any other, read as its text.
   if (dialect === null && json !== undefined && typeof text === 'string' && text.trimStart()[0] === '-') [json, reading] = [undefined, NONE];
   const page = text !== null && json === undefined ? readPage(text) : null;
@@ -448,8 +490,13 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     safeMessage(challenge?.get('error_description') ?? null) ??
     STATUS_TEXT[safeStatus] ??
     info.title;
-  // A missing scope names the scope, as the Bearer challenge gives it (RFC 6750 section 3).
-  const named = reading.field ?? primary?.field ?? (code === READERS.bearer_error.insufficient_scope ? (challenge?.get('scope') ?? null) : null);
+  const named =
+    reading.field ??
+    primary?.field ??
+    // A missing scope names the scope, as the Bearer challenge gives it (RFC 6750 section 3).
+    (code === READERS.bearer_error.insufficient_scope ? (challenge?.get('scope') ?? null) : null) ??
+    // A fix_input whose body names no field may name it in its sentence, in a shape vendors use.
+    ((RETRY_WORDS[retry].requires as readonly string[]).includes('field') ? fieldInMessage(reading.message) : null);
   const field = named === null ? null : cleanText(named) || null;
   const errors = fieldErrors(violations);
   return { error: { code, message, field, retry, retry_after: delay, ...(errors ? { errors } : {}) } };

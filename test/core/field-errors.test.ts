@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { READERS } from '../../generated/catalog.js';
 import { validateEnvelope } from '../../src/index.js';
 import { fromResponse } from '../../src/core/from-response.js';
-import { violationsOf } from '../../src/core/field-errors.js';
+import { fieldInMessage, violationsOf } from '../../src/core/field-errors.js';
 
 /** Keys that mean something to a shape, never a field's own name here. */
 const RESERVED = new Set(['errors', '_errors', 'properties', 'items', 'formErrors', 'fieldErrors', 'non_field_errors', '__all__', 'data', 'body', 'query', 'querystring', 'path', 'params', 'header', 'headers', 'cookie', 'cookies', 'payload', 'each', 'property', 'message', 'detail', 'error', 'issues', 'violations', 'validation']);
@@ -135,5 +135,27 @@ describe('no body makes fromResponse throw or read past its limits', () => {
     const hostile = new Proxy({}, { ownKeys: () => { throw new Error('no'); }, get: () => { throw new Error('no'); }, getOwnPropertyDescriptor: () => { throw new Error('no'); } });
     expect(fromResponse(422, null, hostile).error.code).toBe('invalid_input');
     expect(fromResponse(422, null, { errors: { get email() { throw new Error('no'); } } }).error.code).toBe('invalid_input');
+  });
+});
+
+describe('fieldInMessage', () => {
+  it.each<[string, string | null]>([
+    ["1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null", 'tableName'],
+    ["2 validation errors detected: Value 'x' at 'item.key' failed to satisfy constraint: ...", 'item.key'],
+    ['messages.1.content.0.image.source.base64.media_type: Field required', 'messages.1.content.0.image.source.base64.media_type'],
+    ['max_tokens: Input should be a valid integer', 'max_tokens'],
+    ["'from' parameter is missing", 'from'],
+    ["The 'To' parameter is required.", 'To'],
+    ['Something went wrong: Field required', null],
+    ['The request is invalid', null],
+    ["Value at 'x'", null],
+  ])('reads %j as %j', (message, field) => {
+    expect(fieldInMessage(message)).toBe(field);
+  });
+
+  // A pattern that backtracked catastrophically would hold this test past its timeout.
+  it('never throws, and reads long adversarial messages (each pattern is one bounded pass)', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 500 }), (text) => void fieldInMessage(text)), { numRuns: 2000 });
+    for (const text of ['Value '.repeat(20_000), "Value x at '".repeat(10_000), `${'a.'.repeat(20_000)}: Field required`, "'".repeat(50_000)]) expect(fieldInMessage(text)).toBeNull();
   });
 });
