@@ -134,6 +134,9 @@ function readMap(node: JsonObject, prefix: string[], found: Found, depth: number
     else if (Array.isArray(value)) {
       value.forEach((item, index) => {
         if (typeof item === 'string') found.add(fieldOf(path), item);
+        // Discord's {"errors": {"access_token": {"_errors": [{"code", "message"}]}}}: a node's own
+        // violation items, about the node itself (https://discord.com/developers/docs/reference#error-messages).
+        else if (isRecord(item) && OWN_ERRORS.has(key) && typeof own(item, 'message') === 'string') found.add(fieldOf(path), own(item, 'message') as string, own(item, 'code'));
         else if (isRecord(item)) readMap(item, [...path, String(index)], found, depth + 1);
       });
     } else if (isRecord(value)) {

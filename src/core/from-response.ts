@@ -267,7 +267,8 @@ function readLoose(body: JsonObject): Reading | null {
   const detailItem = first(list(body, 'detail'));
   if (detailItem) return { ...NONE, message: str(detailItem, 'msg') };
   const springNoMessage = message === 'No message available';
-  const text = str(body, 'error_description') ?? (message && !springNoMessage ? message : null) ?? error ?? str(body, 'detail');
+  // Telegram's and Zendesk's description is the sentence beside a code (Zendesk's error is a code such as RecordNotFound).
+  const text = str(body, 'error_description') ?? str(body, 'description') ?? (message && !springNoMessage ? message : null) ?? error ?? str(body, 'detail');
   // An OAuth 2.0 error body names the Bearer error itself (RFC 6750 section 3.1).
   return text === null ? null : { ...NONE, code: readerCode('bearer_error', error), message: text };
 }
