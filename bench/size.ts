@@ -1,6 +1,6 @@
 // The size budgets of the entry points people load on a hot path: each bundled with esbuild
-// (minified ESM for Node), then gzipped at level 9. /agent, what an agent loads, at most 22 KB;
-// /site and each adapter's own subpath, what a site loads, at most 20 KB each. (They were 11 and 13
+// (minified ESM for Node), then gzipped at level 9. /agent, what an agent loads, at most 23 KB;
+// /site and each adapter's own subpath, what a site loads, at most 21 KB each. (They were 11 and 13
 // KB until fromResponse learnt to read the field of every framework's validation body and every bot
 // manager's wall, about 2.3 KB that both sides load: an agent to act on a fix_input, a site to turn
 // its framework's validation page into the contract. /agent was 14 KB until the client learnt to
@@ -10,11 +10,11 @@
 // until fromResponse learnt the vendors' own dialects, which both sides load (an agent to act on
 // the APIs it calls, a site to translate the errors of the APIs it calls): Cloudflare's agent
 // error responses and a Markdown body's front matter, AWS's error types in JSON and XML (about 80
-// names in four catalog tables), Google's ErrorInfo reasons, Azure's, Kubernetes' and Salesforce's
-// errors, Anthropic's error types, Bearer challenges, the errors GraphQL, JSON-RPC and Slack send
+// names in four catalog tables), Google's ErrorInfo reasons, Azure's, Kubernetes', Salesforce's,
+// HubSpot's, Notion's, Elasticsearch's and Jira's errors, Anthropic's error types, Bearer challenges, the errors GraphQL, JSON-RPC and Slack send
 // with a 2xx (and the client's reading of them), and the delays Azure, Discord, Telegram,
-// Kubernetes and Shopify put in their own places: about 4.4 KB in all, most of it the catalog's
-// vendor tables. The vendors still to come cannot all join the hot path this way: their tables
+// Kubernetes and Shopify put in their own places: about 5 KB in all, most of it the catalog's
+// vendor tables (about 3 KB of the gzip; grouping each table by code would save 0.14 KB of it). The vendors still to come cannot all join the hot path this way: their tables
 // belong in a module loaded when a body's shape asks for it, which fromResponse, being synchronous,
 // cannot do by itself.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
@@ -28,10 +28,10 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 
-/** What an agent's hot path may weigh: 22 KB, minified and gzipped. */
-export const AGENT_BUDGET_BYTES = 22 * 1024;
-/** What a site's entry may weigh, the core or one framework's adapter: 20 KB, minified and gzipped. */
-export const SITE_BUDGET_BYTES = 20 * 1024;
+/** What an agent's hot path may weigh: 23 KB, minified and gzipped. */
+export const AGENT_BUDGET_BYTES = 23 * 1024;
+/** What a site's entry may weigh, the core or one framework's adapter: 21 KB, minified and gzipped. */
+export const SITE_BUDGET_BYTES = 21 * 1024;
 
 /** The entry points under budget: subpath, its file in the built package, and its budget. */
 export const BUDGETED = [

@@ -727,6 +727,45 @@ export const READERS = {
     "DUPLICATE_VALUE": "conflict",
     "UNABLE_TO_LOCK_ROW": "conflict"
   },
+  "hubspot_category": {
+    "VALIDATION_ERROR": "invalid_input",
+    "MISSING_SCOPES": "scope_missing",
+    "RATE_LIMITS": "rate_limited",
+    "OBJECT_NOT_FOUND": "not_found",
+    "INVALID_AUTHENTICATION": "auth_required",
+    "EXPIRED_AUTHENTICATION": "auth_required",
+    "CONFLICT": "conflict"
+  },
+  "notion_code": {
+    "invalid_json": "invalid_input",
+    "invalid_request_url": "invalid_input",
+    "invalid_request": "invalid_input",
+    "validation_error": "invalid_input",
+    "missing_version": "missing_field",
+    "unauthorized": "auth_required",
+    "restricted_resource": "not_allowed",
+    "object_not_found": "not_found",
+    "conflict_error": "conflict",
+    "rate_limited": "rate_limited",
+    "internal_server_error": "internal",
+    "service_unavailable": "temporarily_unavailable",
+    "database_connection_unavailable": "temporarily_unavailable",
+    "gateway_timeout": "temporarily_unavailable"
+  },
+  "elasticsearch_type": {
+    "index_not_found_exception": "not_found",
+    "resource_not_found_exception": "not_found",
+    "version_conflict_engine_exception": "conflict",
+    "resource_already_exists_exception": "conflict",
+    "es_rejected_execution_exception": "rate_limited",
+    "circuit_breaking_exception": "temporarily_unavailable",
+    "illegal_argument_exception": "invalid_input",
+    "parsing_exception": "invalid_input",
+    "x_content_parse_exception": "invalid_input",
+    "mapper_parsing_exception": "invalid_input",
+    "action_request_validation_exception": "invalid_input",
+    "security_exception": "not_allowed"
+  },
   "anthropic_type": {
     "authentication_error": "auth_required",
     "permission_error": "not_allowed",

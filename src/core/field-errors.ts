@@ -313,6 +313,8 @@ const FIELD_SENTENCES: readonly RegExp[] = [
   /^([A-Za-z_][\w-]{0,63}(?:\.[\w-]{1,64}){0,15}): (?:Field required|Input should|Extra inputs are not permitted|String should|Value error)/,
   // "'from' parameter is missing", "The 'To' parameter is required"
   /'([\w.-]{1,64})' parameter is (?:missing|required|invalid|not valid)/i,
+  // Notion's validation errors: "body failed validation: body.parent.page_id should be defined, ..."
+  /\bbody\.([\w-]{1,64}(?:\.[\w-]{1,64}){0,15}) should be /,
 ];
 
 /** The field a message names in a sentence shape vendors use, or null. */

@@ -124,6 +124,36 @@ function readKubernetes(body: JsonObject): Reading | null {
   return { ...firstListed("Kubernetes' Status reason", [['kubernetes_reason', str(body, 'reason')]]), field: cause ? str(cause, 'field') : null, message: str(body, 'message'), retry: null };
 }
 
+/** HubSpot's {status: "error", message, correlationId, category, errors: [{message, in, context}]}. */
+function readHubSpot(body: JsonObject): Reading | null {
+  if (own(body, 'status') !== 'error' || str(body, 'correlationId') === null || str(body, 'message') === null) return null;
+  const detail = first(list(body, 'errors'));
+  const context = detail ? obj(detail, 'context') : null;
+  const scope = context ? (list(context, 'requiredGranularScopes')[0] ?? list(context, 'requiredScopes')[0]) : undefined;
+  const field = (detail ? str(detail, 'in') : null) ?? (typeof scope === 'string' ? scope : null);
+  return { ...firstListed("HubSpot's category", [['hubspot_category', str(body, 'category')]]), field, message: str(body, 'message'), retry: null };
+}
+
+/** Notion's {object: "error", status, code, message}. */
+function readNotion(body: JsonObject): Reading | null {
+  if (own(body, 'object') !== 'error' || str(body, 'code') === null) return null;
+  return { ...firstListed("Notion's code", [['notion_code', str(body, 'code')]]), field: null, message: str(body, 'message'), retry: null };
+}
+
+/** Elasticsearch's {error: {root_cause, type, reason}, status}: its type, and its reason as the message. */
+function readElasticsearch(body: JsonObject): Reading | null {
+  const error = obj(body, 'error');
+  if (!error || str(error, 'type') === null || str(error, 'reason') === null || !Array.isArray(own(error, 'root_cause'))) return null;
+  return { ...firstListed("Elasticsearch's error type", [['elasticsearch_type', str(error, 'type')]]), field: null, message: str(error, 'reason'), retry: null };
+}
+
+/** Jira's and Confluence's ErrorCollection {errorMessages: [...], errors: {field: message}}: the first message, when the body has one. */
+function readAtlassian(body: JsonObject): Reading | null {
+  const messages = list(body, 'errorMessages');
+  if (!Array.isArray(own(body, 'errorMessages')) || !isRecord(own(body, 'errors'))) return null;
+  return { ...NONE, message: typeof messages[0] === 'string' && messages[0].trim() !== '' ? messages[0] : null };
+}
+
 /** Salesforce's REST errors, a list: [{message, errorCode, fields}]; the first is read. */
 function readSalesforce(body: JsonObject): Reading | null {
   if (str(body, 'errorCode') === null || str(body, 'message') === null) return null;
@@ -275,6 +305,7 @@ function readLoose(body: JsonObject): Reading | null {
 
 const READERS_IN_ORDER: [string, (body: JsonObject, headers: Fields) => Reading | null][] = [
   ['a JSON-RPC error', readJsonRpc],
+  ["Elasticsearch's error", readElasticsearch],
   ['google.rpc.Status', readGoogle],
   ["this package's envelope", readEnvelope],
   ['a Stripe, OpenAI or Anthropic error object', readTypedError],
@@ -282,11 +313,14 @@ const READERS_IN_ORDER: [string, (body: JsonObject, headers: Fields) => Reading 
   ["Cloudflare's agent error response", readCloudflare],
   ["a Kubernetes Status", readKubernetes],
   ['RFC 9457 problem details', readProblem],
+  ["HubSpot's error", readHubSpot],
   ["GitHub's error body", readGitHub],
   ["an AWS error", readAws],
   ['a GraphQL response with errors', readGraphql],
   ["Slack's ok: false", readSlack],
   ["Salesforce's error list", readSalesforce],
+  ["Notion's error", readNotion],
+  ["Atlassian's ErrorCollection", readAtlassian],
   ['a JSON body with only a message', readLoose],
 ];
 
