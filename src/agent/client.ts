@@ -47,14 +47,6 @@ export interface AgentClient {
   fetch(input: string | URL | Request, init?: RequestInit): Promise<AgentResult>;
 }
 
-/**
- * The rules of the client, of agentFetch and of fetchPage, as one function from a request to
- * its outcome: wait a delay out once, told or remembered, when all the sleeping stays within
- * maxWaitSeconds; retry a `once` error one time, for an idempotent request only; remember what each
- * origin asked for; call at most `maxCalls` times; hand back everything else. An error body is read
- * once, by hold: at most MAX_BODY_BYTES and bodyTimeoutSeconds of it. `who` is the function the
- * user called, named by a bad option's TypeError, thrown here.
- */
 /** A 2xx whose body may be an error inside it: JSON, answering a POST (GraphQL, JSON-RPC, Slack's Web API) or said to be a GraphQL response. */
 function maySayError(method: string, response: Response): boolean {
   const type = response.headers.get('content-type') ?? '';
@@ -71,6 +63,15 @@ function parsed(bytes: Uint8Array): unknown {
   }
 }
 
+/**
+ * The rules of the client, of agentFetch and of fetchPage, as one function from a request to
+ * its outcome: wait a delay out once, told or remembered, when all the sleeping stays within
+ * maxWaitSeconds; retry a `once` error one time, for an idempotent request only; remember what each
+ * origin asked for; call at most `maxCalls` times; hand back everything else. An error body is read
+ * once, by hold: at most MAX_BODY_BYTES and bodyTimeoutSeconds of it; so is a 2xx that may carry
+ * an error (errorsIn2xx: true by default for the client only). `who` is the function the
+ * user called, named by a bad option's TypeError, thrown here.
+ */
 export function createRunner(options: AgentClientOptions = {}, who = 'createAgentClient', errorsIn2xxByDefault = false): (input: string | URL | Request, init?: RequestInit) => Promise<Outcome> {
   const { sleep, now, store, scopeOf, bodyTimeoutMs } = resolveOptions(who, options);
   const errorsIn2xx = options.errorsIn2xx ?? errorsIn2xxByDefault;
