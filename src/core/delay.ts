@@ -322,8 +322,7 @@ function secondsNumber(value: unknown): number | null {
 
 /** The delays vendors put in their own members of an error body. */
 function vendorBodySeconds(body: Record<string, unknown>): number | null {
-  const parameters = own(body, 'parameters');
-  const details = own(body, 'details');
+  // own() is undefined for a member of anything but an object, so a nested look-up needs no guard.
   return (
     // A top-level retry_after in seconds: Cloudflare's agent error responses, an integer
     // (https://developers.cloudflare.com/fundamentals/reference/error-responses/), and Discord's 429,
@@ -331,10 +330,10 @@ function vendorBodySeconds(body: Record<string, unknown>): number | null {
     secondsNumber(own(body, 'retry_after')) ??
     // Telegram Bot API: {"ok": false, "error_code": 429, "parameters": {"retry_after": 5}}
     // (https://core.telegram.org/bots/api#responseparameters).
-    (isPlainObject(parameters) ? secondsNumber(own(parameters, 'retry_after')) : null) ??
+    secondsNumber(own(own(body, 'parameters'), 'retry_after')) ??
     // Kubernetes Status: {"kind": "Status", "details": {"retryAfterSeconds": 1}}
     // (https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/status/, StatusDetails).
-    (isPlainObject(details) ? secondsNumber(own(details, 'retryAfterSeconds')) : null) ??
+    secondsNumber(own(own(body, 'details'), 'retryAfterSeconds')) ??
     graphqlCostSeconds(body)
   );
 }
