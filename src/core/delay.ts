@@ -167,8 +167,8 @@ export function resetSecondsUntil(value: string | null, clock: number): number |
 }
 
 /** An `X-RateLimit-Reset` style value (see resetSecondsUntil) as whole seconds, rounded up, capped, never negative. */
-function resetSeconds(value: string | null, clock: number): number | null {
-  return wholeSecondsOrNull(resetSecondsUntil(value, clock));
+function resetSeconds(value: string | null, clock: Clock): number | null {
+  return value === null ? null : wholeSecondsOrNull(resetSecondsUntil(value, clock()));
 }
 
 /**
@@ -356,12 +356,18 @@ function graphqlCostSeconds(body: Record<string, unknown>): number | null {
 // All sources
 // ---------------------------------------------------------------------------------------------
 
-type Source = (headers: Fields, body: unknown, clock: number) => number | null;
+/** The clock a source counts dates and epochs from, made only when a source has one to count. */
+type Clock = () => number;
+
+type Source = (headers: Fields, body: unknown, clock: Clock) => number | null;
 
 /** The sources in order of precedence; the first that answers wins. */
 const SOURCES: readonly Source[] = [
   // Retry-After (RFC 9110 10.2.3); draft-ietf-httpapi-ratelimit-headers-10 also gives it precedence over RateLimit.
-  (headers, _body, clock) => retryAfterSeconds(headerValue(headers, 'retry-after'), clock),
+  (headers, _body, clock) => {
+    const value = headerValue(headers, 'retry-after');
+    return value === null ? null : retryAfterSeconds(value, clock());
+  },
   // retry-after-ms: float milliseconds (OpenAI API; the openai-node SDK, like other Stainless SDKs, reads it before Retry-After).
   // x-ms-retry-after-ms: Azure's, in milliseconds (azure-sdk-for-js core-rest-pipeline, retryStrategies/
   // throttlingRetryStrategy.ts, AllRetryAfterHeaders: "retry-after-ms", "x-ms-retry-after-ms", "Retry-After").
@@ -440,7 +446,8 @@ export function responseClock(fields: Fields, now?: number): number {
 export function delayFrom(headers: HeadersInput, body?: unknown, now?: number): number | null {
   try {
     const fields = toHeaders(headers);
-    const clock = responseClock(fields, now);
+    let counted: number | undefined;
+    const clock: Clock = () => (counted ??= responseClock(fields, now));
     for (const source of SOURCES) {
       let seconds: number | null = null;
       try {

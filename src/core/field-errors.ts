@@ -6,7 +6,7 @@
 // violation is a missing value comes from the catalog's validation_keyword and validation_phrase tables.
 import { READERS } from '../../generated/catalog.js';
 import type { FieldError } from '../../generated/types.js';
-import { cleanText } from './html.js';
+import { cleanText, firstLine } from './html.js';
 import { isRecord, own, str, unescapeToken, type JsonObject } from './json.js';
 import { looksLikeDump } from './signals.js';
 
@@ -51,12 +51,10 @@ function fieldOf(segments: readonly unknown[], dropLocation = false): string | n
     else if (typeof segment === 'number' && Number.isInteger(segment)) parts.push(String(segment));
   }
   if (dropLocation && parts.length > 0 && LOCATIONS.has(parts[0]!.toLowerCase())) parts.shift();
-  const field = parts
-    .join('.')
-    .replace(/\[(\d+)\]/g, '.$1')
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .slice(0, MAX_FIELD)
-    .trim();
+  let joined = parts.length === 1 ? parts[0]! : parts.join('.');
+  // Most paths have neither an index in brackets nor a control character: one test, not two replacements.
+  if (/[[\u0000-\u001f\u007f]/.test(joined)) joined = joined.replace(/\[(\d+)\]/g, '.$1').replace(/[\u0000-\u001f\u007f]/g, '');
+  const field = (joined.length > MAX_FIELD ? joined.slice(0, MAX_FIELD) : joined).trim();
   return field === '' ? null : field;
 }
 
@@ -220,10 +218,10 @@ function readBody(body: JsonObject, found: Found): void {
   }
   // Lists of items; GitHub's codes are read through its own table. A ZodError sent as it is, `{error}`,
   // serialises its issues as the JSON text of its message.
-  const lists = [...LIST_KEYS.map((key) => own(body, key)), isRecord(error) ? (own(error, 'issues') ?? zodIssues(error)) : undefined];
-  const table = str(body, 'documentation_url') !== null ? READERS.github_error_code : undefined;
-  for (const list of lists) {
+  for (let index = 0; index <= LIST_KEYS.length; index++) {
+    const list = index < LIST_KEYS.length ? own(body, LIST_KEYS[index]!) : isRecord(error) ? (own(error, 'issues') ?? zodIssues(error)) : undefined;
     if (!Array.isArray(list) || !list.some(isRecord)) continue;
+    const table = str(body, 'documentation_url') !== null ? READERS.github_error_code : undefined;
     for (const item of list) if (isRecord(item) && !found.full) readItem(item, found, table);
     if (found.list.length > 0) return;
   }
@@ -294,7 +292,7 @@ export function violationsOf(body: unknown): Violation[] {
 /** A violation's sentence, fit to show: one line, no dump, else a sentence naming the field. */
 export function violationMessage(violation: Violation): string | null {
   if (violation.message === null || looksLikeDump(violation.message)) return null;
-  return cleanText(violation.message.split(/\r?\n/, 1)[0]!) || null;
+  return cleanText(firstLine(violation.message)) || null;
 }
 
 /** The envelope's `errors`, when a body reports more than one field: every violation that names one. */

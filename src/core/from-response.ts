@@ -10,7 +10,7 @@ import { xmlError } from './xml.js';
 import { bearerChallenge } from './challenge.js';
 import { isRecord, own, str, type JsonObject } from './json.js';
 import { pickHeaders, toHeaders, type Fields, type HeadersInput } from './headers.js';
-import { cleanText, readPage, type PageSummary } from './html.js';
+import { cleanText, firstLine, readPage, type PageSummary } from './html.js';
 import { challengeSignal, looksLikeDump, soldOut } from './signals.js';
 
 /** The most of a body fromResponse reads: enough for any error page's head, bounded for 10 MB pages. */
@@ -30,12 +30,29 @@ interface Reading {
   message: string | null;
   retry: RetryWord | null;
   /** This package's own envelope or problem, or Google's: the message is the site's own sentence for the whole error, kept over a violation's. */
-  keepsMessage?: boolean;
+  keepsMessage: boolean;
   /** How a vendor's own words became the code, for explainResponse (made only when asked); else it says the body names the code. */
-  why?: () => string;
+  why: (() => string) | undefined;
 }
 
-const NONE: Reading = { code: null, field: null, message: null, retry: null };
+/** A vendor's code as a catalog table gave it, and how (for explainResponse). */
+interface Listed {
+  code: string | null;
+  why: (() => string) | undefined;
+}
+
+/**
+ * A Reading, always built here in one shape: an object spread or a member left out would give the
+ * readers' results many shapes, and every later read of them a slow, generic lookup.
+ */
+function reading(code: string | null, field: string | null, message: string | null, retry: RetryWord | null = null, keepsMessage = false, why?: () => string): Reading {
+  return { code, field, message, retry, keepsMessage, why };
+}
+
+/** A Reading whose code a catalog table gave. */
+const listedReading = (listed: Listed, field: string | null, message: string | null, keepsMessage = false): Reading => reading(listed.code, field, message, null, keepsMessage, listed.why);
+
+const NONE: Reading = reading(null, null, null);
 
 // Own members only, of the right JSON type: RFC 9457 section 3.1 says a member of the wrong type is ignored.
 const obj = (o: JsonObject, key: string): JsonObject | null => {
@@ -62,12 +79,12 @@ type ReaderTable = Exclude<keyof typeof READERS, 'next_step' | 'signals'>;
  * The first of `lookups` (a table and a vendor's value) that a catalog table lists, as the code
  * and the sentence explainResponse gives for it: which vendor value, which table.
  */
-function firstListed(vendor: string, lookups: readonly (readonly [ReaderTable, string | null])[]): Pick<Reading, 'code' | 'why'> {
+function firstListed(vendor: string, lookups: readonly (readonly [ReaderTable, string | null])[]): Listed {
   for (const [table, value] of lookups) {
     const code = readerCode(table, value);
     if (code !== null) return { code, why: () => `${vendor} ${JSON.stringify(value!.slice(0, 80))} is ${code} (the catalog's ${table} table)` };
   }
-  return { code: null };
+  return { code: null, why: undefined };
 }
 
 /** A code as a site wrote it, if it is one: lowercase snake case, or a spelling that becomes it. */
@@ -87,7 +104,7 @@ const asRetry = (value: string | null): RetryWord | null => (isRetryWord(value) 
 function readEnvelope(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || typeof own(error, 'code') !== 'string' || !('retry' in error || 'field' in error || 'retry_after' in error)) return null;
-  return { code: asCode(str(error, 'code')), field: str(error, 'field'), message: str(error, 'message'), retry: asRetry(str(error, 'retry')), keepsMessage: true };
+  return reading(asCode(str(error, 'code')), str(error, 'field'), str(error, 'message'), asRetry(str(error, 'retry')), true);
 }
 
 /** google.rpc.Status as HTTP JSON (AIP-193): {error: {code: <number>, message, status, details}}. */
@@ -104,7 +121,7 @@ function readGoogle(body: JsonObject): Reading | null {
     else if (type?.endsWith('google.rpc.ErrorInfo')) reason ??= str(detail, 'reason');
   }
   const resolved = firstListed("google.rpc.Status's ErrorInfo reason or status", [['google_reason', reason], ['google_status', str(error, 'status')]]);
-  return { ...resolved, field, message: str(error, 'message'), retry: null, keepsMessage: true };
+  return listedReading(resolved, field, str(error, 'message'), true);
 }
 
 /**
@@ -114,14 +131,14 @@ function readGoogle(body: JsonObject): Reading | null {
 function readAzure(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || str(error, 'code') === null || str(error, 'message') === null) return null;
-  return { ...firstListed("Azure's error code", [['azure_code', str(error, 'code')]]), field: str(error, 'target'), message: str(error, 'message'), retry: null };
+  return listedReading(firstListed("Azure's error code", [['azure_code', str(error, 'code')]]), str(error, 'target'), str(error, 'message'));
 }
 
 /** A Kubernetes Status {kind: "Status", status: "Failure", reason, details: {causes: [{field}]}}. */
 function readKubernetes(body: JsonObject): Reading | null {
   if (own(body, 'kind') !== 'Status' || own(body, 'status') !== 'Failure') return null;
   const cause = first(list(obj(body, 'details') ?? {}, 'causes'));
-  return { ...firstListed("Kubernetes' Status reason", [['kubernetes_reason', str(body, 'reason')]]), field: cause ? str(cause, 'field') : null, message: str(body, 'message'), retry: null };
+  return listedReading(firstListed("Kubernetes' Status reason", [['kubernetes_reason', str(body, 'reason')]]), cause ? str(cause, 'field') : null, str(body, 'message'));
 }
 
 /** HubSpot's {status: "error", message, correlationId, category, errors: [{message, in, context}]}. */
@@ -131,34 +148,34 @@ function readHubSpot(body: JsonObject): Reading | null {
   const context = detail ? obj(detail, 'context') : null;
   const scope = context ? (list(context, 'requiredGranularScopes')[0] ?? list(context, 'requiredScopes')[0]) : undefined;
   const field = (detail ? str(detail, 'in') : null) ?? (typeof scope === 'string' ? scope : null);
-  return { ...firstListed("HubSpot's category", [['hubspot_category', str(body, 'category')]]), field, message: str(body, 'message'), retry: null };
+  return listedReading(firstListed("HubSpot's category", [['hubspot_category', str(body, 'category')]]), field, str(body, 'message'));
 }
 
 /** Notion's {object: "error", status, code, message}. */
 function readNotion(body: JsonObject): Reading | null {
   if (own(body, 'object') !== 'error' || str(body, 'code') === null) return null;
-  return { ...firstListed("Notion's code", [['notion_code', str(body, 'code')]]), field: null, message: str(body, 'message'), retry: null };
+  return listedReading(firstListed("Notion's code", [['notion_code', str(body, 'code')]]), null, str(body, 'message'));
 }
 
 /** Elasticsearch's {error: {root_cause, type, reason}, status}: its type, and its reason as the message. */
 function readElasticsearch(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || str(error, 'type') === null || str(error, 'reason') === null || !Array.isArray(own(error, 'root_cause'))) return null;
-  return { ...firstListed("Elasticsearch's error type", [['elasticsearch_type', str(error, 'type')]]), field: null, message: str(error, 'reason'), retry: null };
+  return listedReading(firstListed("Elasticsearch's error type", [['elasticsearch_type', str(error, 'type')]]), null, str(error, 'reason'));
 }
 
 /** Jira's and Confluence's ErrorCollection {errorMessages: [...], errors: {field: message}}: the first message, when the body has one. */
 function readAtlassian(body: JsonObject): Reading | null {
   const messages = list(body, 'errorMessages');
   if (!Array.isArray(own(body, 'errorMessages')) || !isRecord(own(body, 'errors'))) return null;
-  return { ...NONE, message: typeof messages[0] === 'string' && messages[0].trim() !== '' ? messages[0] : null };
+  return reading(null, null, typeof messages[0] === 'string' && messages[0].trim() !== '' ? messages[0] : null);
 }
 
 /** Salesforce's REST errors, a list: [{message, errorCode, fields}]; the first is read. */
 function readSalesforce(body: JsonObject): Reading | null {
   if (str(body, 'errorCode') === null || str(body, 'message') === null) return null;
   const fields = list(body, 'fields');
-  return { ...firstListed("Salesforce's errorCode", [['salesforce_code', str(body, 'errorCode')]]), field: typeof fields[0] === 'string' ? fields[0] : null, message: str(body, 'message'), retry: null };
+  return listedReading(firstListed("Salesforce's errorCode", [['salesforce_code', str(body, 'errorCode')]]), typeof fields[0] === 'string' ? fields[0] : null, str(body, 'message'));
 }
 
 /**
@@ -179,7 +196,7 @@ function readTypedError(body: JsonObject): Reading | null {
     ['openai_code', type],
     ['stripe_type', type],
   ]);
-  return { ...resolved, field: str(error, 'param'), message: str(error, 'message'), retry: null };
+  return listedReading(resolved, str(error, 'param'), str(error, 'message'));
 }
 
 /** RFC 9457 / 7807 problem details, this package's extension members or any other vocabulary. */
@@ -195,7 +212,7 @@ function readProblem(body: JsonObject): Reading | null {
   const nextStep = str(body, 'next_step');
   const retry =
     asRetry(str(body, 'retry')) ?? (nextStep !== null && Object.hasOwn(READERS.next_step, nextStep) ? READERS.next_step[nextStep as keyof typeof READERS.next_step] : null);
-  return { code, field, message: str(body, 'title') ?? str(body, 'detail'), retry, keepsMessage: str(body, 'code') !== null };
+  return reading(code, field, str(body, 'title') ?? str(body, 'detail'), retry, str(body, 'code') !== null);
 }
 
 /**
@@ -211,7 +228,7 @@ function readCloudflare(body: JsonObject): Reading | null {
   const listed = readerCode(table, category);
   const code = listed ?? readerCode(table, 'default');
   const why = (): string => `Cloudflare's error_category ${JSON.stringify(category?.slice(0, 40) ?? null)}${listed ? '' : ' (any other)'} with retryable ${String(table === 'cloudflare_retryable')} is ${code} (the catalog's ${table} table)`;
-  return { code, field: null, message: str(body, 'title') ?? str(body, 'detail'), retry: null, keepsMessage: true, why };
+  return reading(code, null, str(body, 'title') ?? str(body, 'detail'), null, true, why);
 }
 
 /** GitHub's REST errors: {message, documentation_url, errors: [{resource, field, code}]}. */
@@ -219,7 +236,7 @@ function readGitHub(body: JsonObject): Reading | null {
   const message = str(body, 'message');
   if (message === null || (str(body, 'documentation_url') === null && !Array.isArray(own(body, 'errors')))) return null;
   const detail = first(list(body, 'errors'));
-  return { ...firstListed("GitHub's errors[].code", [['github_error_code', detail ? str(detail, 'code') : null]]), field: detail ? str(detail, 'field') : null, message, retry: null };
+  return listedReading(firstListed("GitHub's errors[].code", [['github_error_code', detail ? str(detail, 'code') : null]]), detail ? str(detail, 'field') : null, message);
 }
 
 /**
@@ -236,21 +253,21 @@ function readGraphql(body: JsonObject): Reading | null {
     ['graphql_shopify', code],
     ['graphql_github', str(error, 'type') ?? code],
   ]);
-  return { ...resolved, field: null, message: str(error, 'message'), retry: null };
+  return listedReading(resolved, null, str(error, 'message'));
 }
 
 /** A JSON-RPC 2.0 error response, as MCP servers send them: {jsonrpc: "2.0", error: {code, message}}. */
 function readJsonRpc(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (own(body, 'jsonrpc') !== '2.0' || !error || !Number.isInteger(own(error, 'code'))) return null;
-  return { ...firstListed('the JSON-RPC error code', [['jsonrpc_code', String(own(error, 'code'))]]), field: null, message: str(error, 'message'), retry: null };
+  return listedReading(firstListed('the JSON-RPC error code', [['jsonrpc_code', String(own(error, 'code'))]]), null, str(error, 'message'));
 }
 
 /** Slack's Web API answer {ok: false, error: "channel_not_found"}, with the scope it lacks in needed. */
 function readSlack(body: JsonObject): Reading | null {
   const error = str(body, 'error');
   if (own(body, 'ok') !== false || error === null) return null;
-  return { ...firstListed("Slack's error", [['slack_error', error]]), field: str(body, 'needed'), message: error, retry: null };
+  return listedReading(firstListed("Slack's error", [['slack_error', error]]), str(body, 'needed'), error);
 }
 
 /**
@@ -270,8 +287,8 @@ export function isErrorBody(body: unknown): boolean {
   }
 }
 
-/** The AWS tables, in the order they are read: what the SDKs retry first, then the common errors, then each service's. */
-const AWS_TABLES = ['aws_throttling', 'aws_common', 'aws_dynamodb', 'aws_s3'] as const;
+const AWS_DIALECT = 'an AWS error';
+
 
 /**
  * AWS errors: the JSON protocols' `__type` (`com.amazonaws.dynamodb.v20120810#ThrottlingException`)
@@ -284,9 +301,10 @@ function readAws(body: JsonObject, headers: Fields): Reading | null {
   if (raw === null) return null;
   // The SDKs' sanitizeErrorCode: the name after a namespace's '#' and before a ':' URI.
   const type = raw.split(':', 1)[0]!.split('#').pop()!.trim();
+  // The AWS tables in order: what the SDKs retry first, then the common errors, then each service's.
   // Azure Storage's XML errors have the same <Error><Code> shape, so its codes are looked up last.
-  const resolved = firstListed("AWS's (or Azure Storage's) error code", [...AWS_TABLES.map((table) => [table, type] as const), ['azure_code', type] as const]);
-  return { ...resolved, field: str(body, 'ArgumentName'), message: str(body, 'message') ?? str(body, 'Message'), retry: null };
+  const resolved = firstListed("AWS's (or Azure Storage's) error code", [['aws_throttling', type], ['aws_common', type], ['aws_dynamodb', type], ['aws_s3', type], ['azure_code', type]]);
+  return listedReading(resolved, str(body, 'ArgumentName'), str(body, 'message') ?? str(body, 'Message'));
 }
 
 /** Bodies that say only a sentence: Spring Boot, Rails, hapi/Fastify, OAuth, FastAPI and plain {error} or {message}. */
@@ -295,38 +313,63 @@ function readLoose(body: JsonObject): Reading | null {
   const message = str(body, 'message');
   // FastAPI validation: {detail: [{loc: ["body", "email"], msg}]}, whose fields field-errors.ts reads; other errors {detail: "..."}.
   const detailItem = first(list(body, 'detail'));
-  if (detailItem) return { ...NONE, message: str(detailItem, 'msg') };
+  if (detailItem) return reading(null, null, str(detailItem, 'msg'));
   const springNoMessage = message === 'No message available';
   // Telegram's and Zendesk's description is the sentence beside a code (Zendesk's error is a code such as RecordNotFound).
   const text = str(body, 'error_description') ?? str(body, 'description') ?? (message && !springNoMessage ? message : null) ?? error ?? str(body, 'detail');
   // An OAuth 2.0 error body names the Bearer error itself (RFC 6750 section 3.1).
-  return text === null ? null : { ...NONE, code: readerCode('bearer_error', error), message: text };
+  return text === null ? null : reading(readerCode('bearer_error', error), null, text);
 }
 
-const READERS_IN_ORDER: [string, (body: JsonObject, headers: Fields) => Reading | null][] = [
-  ['a JSON-RPC error', readJsonRpc],
-  ["Elasticsearch's error", readElasticsearch],
-  ['google.rpc.Status', readGoogle],
-  ["this package's envelope", readEnvelope],
-  ['a Stripe, OpenAI or Anthropic error object', readTypedError],
-  ["Azure's error object", readAzure],
-  ["Cloudflare's agent error response", readCloudflare],
-  ["a Kubernetes Status", readKubernetes],
-  ['RFC 9457 problem details', readProblem],
-  ["HubSpot's error", readHubSpot],
-  ["GitHub's error body", readGitHub],
-  ["an AWS error", readAws],
-  ['a GraphQL response with errors', readGraphql],
-  ["Slack's ok: false", readSlack],
-  ["Salesforce's error list", readSalesforce],
-  ["Notion's error", readNotion],
-  ["Atlassian's ErrorCollection", readAtlassian],
-  ['a JSON body with only a message', readLoose],
+type Reader = (body: JsonObject, headers: Fields) => Reading | null;
+
+/**
+ * Every dialect in the order it is tried, with the top-level members that can make a body one of
+ * its kind: a body is shown only to the readers one of its own members names, so the cost of
+ * reading it does not grow with the number of dialects.
+ */
+const DIALECTS: readonly (readonly [name: string, read: Reader, members: readonly string[]])[] = [
+  ['a JSON-RPC error', readJsonRpc, ['jsonrpc']],
+  ["Elasticsearch's error", readElasticsearch, ['error']],
+  ['google.rpc.Status', readGoogle, ['error']],
+  ["this package's envelope", readEnvelope, ['error']],
+  ['a Stripe, OpenAI or Anthropic error object', readTypedError, ['error']],
+  ["Azure's error object", readAzure, ['error']],
+  ["Cloudflare's agent error response", readCloudflare, ['cloudflare_error']],
+  ['a Kubernetes Status', readKubernetes, ['kind']],
+  ['RFC 9457 problem details', readProblem, ['type', 'title']],
+  ["HubSpot's error", readHubSpot, ['correlationId']],
+  ["GitHub's error body", readGitHub, ['message']],
+  // An AWS error may say its type only in x-amzn-ErrorType, whatever members its body has.
+  [AWS_DIALECT, readAws, ['__type', 'Code']],
+  ['a GraphQL response with errors', readGraphql, ['errors']],
+  ["Slack's ok: false", readSlack, ['ok']],
+  ["Salesforce's error list", readSalesforce, ['errorCode']],
+  ["Notion's error", readNotion, ['object']],
+  ["Atlassian's ErrorCollection", readAtlassian, ['errorMessages']],
+  ['a JSON body with only a message', readLoose, ['error', 'message', 'detail', 'error_description', 'description']],
 ];
 
-/** The first dialect that recognises the body, and its name, or nothing. */
+/** For each member a dialect looks for, the dialects (a bit each, in DIALECTS' order) it may make a body. */
+const DIALECTS_BY_MEMBER = new Map<string, number>();
+DIALECTS.forEach(([, , members], index) => {
+  for (const member of members) DIALECTS_BY_MEMBER.set(member, (DIALECTS_BY_MEMBER.get(member) ?? 0) | (1 << index));
+});
+const AWS_BIT = 1 << DIALECTS.findIndex(([name]) => name === AWS_DIALECT);
+
+/** The first dialect that recognises the body, and its name, or nothing. Only the dialects the body's own members name are tried. */
 function readStructured(body: JsonObject, headers: Fields): [Reading, string | null] {
-  for (const [name, read] of READERS_IN_ORDER) {
+  let candidates = 0;
+  try {
+    // for-in makes no array of the keys; an inherited member only adds a reader that then finds no own member.
+    for (const member in body) candidates |= DIALECTS_BY_MEMBER.get(member) ?? 0;
+    if (headers.has('x-amzn-errortype')) candidates |= AWS_BIT;
+  } catch {
+    return [NONE, null]; // A proxy whose keys throw is no body any dialect can read.
+  }
+  for (let index = 0; candidates >>> index !== 0; index++) {
+    if ((candidates & (1 << index)) === 0) continue;
+    const [name, read] = DIALECTS[index]!;
     try {
       const reading = read(body, headers);
       if (reading) return [reading, name];
@@ -393,7 +436,7 @@ const MAX_CANDIDATE = 4000;
 function safeMessage(candidate: string | null): string | null {
   if (candidate === null) return null;
   if (looksLikeDump(candidate.length > MAX_BODY_BYTES ? candidate.slice(0, MAX_BODY_BYTES) : candidate)) return null;
-  const line = candidate.slice(0, MAX_CANDIDATE).split(/\r?\n/, 1)[0]!;
+  const line = firstLine(candidate.length > MAX_CANDIDATE ? candidate.slice(0, MAX_CANDIDATE) : candidate);
   const text = cleanText(line);
   return text === '' ? null : text;
 }
@@ -403,7 +446,7 @@ function plainText(text: string | null, page: PageSummary | null): string | null
   if (text === null || page === null || page.lower.includes('<')) return null;
   // A Markdown page: past its front matter, and its heading without the marks.
   const start = text.trimStart().replace(/^---[ \t]*\r?\n[^]{0,8192}?\r?\n---[ \t]*(?:\r?\n|$)/, '').trimStart().replace(/^#{1,6}[ \t]+/, '');
-  const line = start.slice(0, MAX_CANDIDATE).split(/\r?\n/, 1)[0] ?? '';
+  const line = firstLine(start.length > MAX_CANDIDATE ? start.slice(0, MAX_CANDIDATE) : start);
   // Binary or mis-decoded bodies are no message: replacement characters or control characters.
   return /[\uFFFD\u0000-\u0008\u000e-\u001f]/.test(line) ? null : start;
 }
@@ -512,9 +555,11 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     because?.push(delay === null ? 'the response says nothing of how long to wait' : `the response asks for a wait of ${delay} s`);
   }
   // RFC 9110 section 10.2.3: Retry-After is an HTTP-date or a whole number of seconds; anything else is said so, not passed over in silence.
-  const told = h.get('retry-after');
+  const told = because ? h.get('retry-after') : null;
   if (because && typeof told === 'string' && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a number of seconds nor an HTTP date), so it was ignored`);
-  const challenge = bearerChallenge(h.get('www-authenticate'));
+  // The Bearer challenge is read only when a message or a scope is still to be found in it.
+  let parsedChallenge: ReturnType<typeof bearerChallenge> | undefined;
+  const challenge = (): ReturnType<typeof bearerChallenge> => (parsedChallenge === undefined ? (parsedChallenge = bearerChallenge(h.get('www-authenticate'))) : parsedChallenge);
   const message =
     // The first violation's own sentence says more than a framework's "Bad Request" or "The given data was invalid.".
     (primary && !reading.keepsMessage ? violationMessage(primary) : null) ??
@@ -522,19 +567,21 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     (page && informative(page.title) ? safeMessage(page.title) : null) ??
     (page && informative(page.heading) ? safeMessage(page.heading) : null) ??
     safeMessage(plainText(text, page)) ??
-    safeMessage(challenge?.get('error_description') ?? null) ??
+    safeMessage(challenge()?.get('error_description') ?? null) ??
     STATUS_TEXT[safeStatus] ??
     info.title;
   const named =
     reading.field ??
     primary?.field ??
     // A missing scope names the scope, as the Bearer challenge gives it (RFC 6750 section 3).
-    (code === READERS.bearer_error.insufficient_scope ? (challenge?.get('scope') ?? null) : null) ??
+    (code === READERS.bearer_error.insufficient_scope ? (challenge()?.get('scope') ?? null) : null) ??
     // A fix_input whose body names no field may name it in its sentence, in a shape vendors use.
     ((RETRY_WORDS[retry].requires as readonly string[]).includes('field') ? fieldInMessage(reading.message) : null);
   const field = named === null ? null : cleanText(named) || null;
   const errors = fieldErrors(violations);
-  return { error: { code, message, field, retry, retry_after: delay, ...(errors ? { errors } : {}) } };
+  const error: Envelope['error'] = { code, message, field, retry, retry_after: delay };
+  if (errors) error.errors = errors;
+  return { error };
 }
 
 /**

@@ -94,6 +94,57 @@ function appendSafely(headers: FieldMap, name: unknown, value: unknown): void {
   }
 }
 
+/** One member of a record as a field line; a throwing getter skips this field only. */
+function appendField(headers: FieldMap, record: Record<string, unknown>, name: string): void {
+  let value: unknown;
+  try {
+    value = record[name];
+  } catch {
+    return;
+  }
+  appendSafely(headers, name, value);
+}
+
+/**
+ * A record whose names are all lower case, read by name when asked: the same answers as the
+ * FieldMap made from it (a name that is no token, or a value a Headers would refuse, is absent),
+ * without copying every field of a response of which a reader asks for a few.
+ */
+class RecordFields implements Fields {
+  #copy: FieldMap | undefined;
+
+  constructor(
+    readonly record: Record<string, unknown>,
+    readonly names: readonly string[],
+  ) {}
+
+  get(name: string): string | null {
+    if (typeof name !== 'string') return null;
+    const key = name.toLowerCase();
+    if (!Object.hasOwn(this.record, key) || !TOKEN.test(key)) return null;
+    try {
+      const text = fieldValue(this.record[key]);
+      if (text === null) return null;
+      const trimmed = trimEdges(text);
+      return NOT_FIELD_VALUE.test(trimmed) ? null : trimmed;
+    } catch {
+      return null; // A throwing getter or array proxy: as FieldMap, this field only is absent.
+    }
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    if (!this.#copy) {
+      this.#copy = new FieldMap();
+      for (const name of this.names) appendField(this.#copy, this.record, name);
+    }
+    return this.#copy[Symbol.iterator]();
+  }
+}
+
 /** True for a WHATWG Headers, or another fetch implementation's: read by name, not copied. */
 function isHeadersLike(input: object): input is Fields {
   const candidate = input as { get?: unknown; has?: unknown };
@@ -120,15 +171,10 @@ export function toHeaders(input: HeadersInput): Fields {
       return headers;
     }
     const record = input as Record<string, unknown>;
-    for (const name of Object.keys(record)) {
-      let value: unknown;
-      try {
-        value = record[name];
-      } catch {
-        continue; // A throwing getter: skip this field only.
-      }
-      appendSafely(headers, name, value);
-    }
+    const names = Object.keys(record);
+    // Node's IncomingHttpHeaders and most records hold lower-case names only: each is then read when asked for.
+    if (names.every((name) => name === name.toLowerCase())) return new RecordFields(record, names);
+    for (const name of names) appendField(headers, record, name);
   } catch {
     // A throwing iterator or proxy: keep what was read.
   }

@@ -40,6 +40,10 @@ const RENDERS: Readonly<Record<string, string>> = {
 // type is a text box). The look at an input's attributes stops at 300 characters, so each input costs at most that much.
 const FIELD = /<(?:textarea|select)\b|<input\b(?![^>]{0,300}?\stype=["']?(?:hidden|submit|button)\b)/;
 
+// Every page rule below needs one of these: one pass over a page that has none, instead of one per rule.
+const PAGE_MARKERS =
+  /window\.(?:_cf_chl_opt|kpsdk)|px-captcha|geo\.captcha-delivery\.com|sec-if-cpt-container|\/_incapsula_resource\?|\/recaptcha\/(?:api|enterprise)\.js|hcaptcha\.com\/1\/api\.js|\/turnstile\/v0\/api\.js|-api\.arkoselabs\.com\/v2\/|initgeetest/;
+
 /**
  * The vendor signal that marks this response as a bot challenge or CAPTCHA wall, or null.
  * `isError` says whether the status is an error; interstitial markers count only on errors.
@@ -62,7 +66,7 @@ export function challengeSignal(headers: Fields, page: PageSummary | null, isErr
   // DataDome, https://docs.datadome.co/reference/validate-request: X-DD-B is added only when DataDome blocks a request
   // (401 or 403), on the JSON answer whose url leads to its CAPTCHA; x-datadome and the datadome cookie come on every response.
   if (headers.has('x-dd-b')) return 'x-dd-b';
-  if (!page) return null;
+  if (!page || !PAGE_MARKERS.test(page.lower)) return null;
   const { lower, title } = page;
   // Cloudflare's interstitial: the _cf_chl_opt bootstrap, its challenge-platform orchestrator and the
   // fixed title. The jsd script Cloudflare injects into healthy pages is a different path and not enough.

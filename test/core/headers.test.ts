@@ -35,6 +35,29 @@ describe('toHeaders', () => {
     );
   });
 
+  it('reads a record, by name in any case and as a whole, exactly as its entries (a lower-case record is read when asked, not copied)', () => {
+    const char = fc.oneof(fc.constantFrom(' ', '\t', '\r', '\n', '\0', 'é', '€', ',', 'A', 'a', '-', '5'), fc.string({ maxLength: 1 }));
+    const text = fc.array(char, { maxLength: 10 }).map((parts) => parts.join(''));
+    const name = fc.oneof(text, fc.constantFrom('retry-after', 'Retry-After', 'date', 'x-a', 'a b', '__proto__', 'constructor'));
+    const value = fc.oneof(text, fc.integer(), fc.double(), fc.constant(null), fc.array(fc.oneof(text, fc.integer()), { maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(name, value), { maxLength: 8 }), fc.array(name, { maxLength: 6 }), (pairs, asked) => {
+        const record: Record<string, unknown> = {};
+        for (const [key, v] of pairs) Object.defineProperty(record, key, { value: v, enumerable: true, configurable: true, writable: true });
+        const fromRecord = toHeaders(record as HeadersInput);
+        const fromEntries = toHeaders(Object.entries(record) as [string, string][]);
+        for (const key of [...asked, ...Object.keys(record)]) {
+          for (const spelled of [key, key.toUpperCase(), key.toLowerCase()]) {
+            expect(fromRecord.get(spelled)).toBe(fromEntries.get(spelled));
+            expect(fromRecord.has(spelled)).toBe(fromEntries.has(spelled));
+          }
+        }
+        expect(entries(fromRecord)).toEqual(entries(fromEntries));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it.each<[string, HeadersInput]>([
     ['null', null],
     ['undefined', undefined],
