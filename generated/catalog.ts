@@ -415,7 +415,8 @@ export const READERS = {
     "challenge": "needs_human",
     "sold_out": "out_of_stock",
     "rate_limit_headers": "rate_limited",
-    "network_failure": "temporarily_unavailable"
+    "network_failure": "temporarily_unavailable",
+    "scope_in_message": "scope_missing"
   },
   "next_step": {
     "fix_request": "fix_input",

@@ -2,9 +2,9 @@
 // as long as told, and remembers what each origin asked for.
 import type { EnvelopeError } from '../../generated/types.js';
 import { lookup } from '../core/catalog.js';
-import { fromResponse, isErrorBody, MAX_BODY_BYTES } from '../core/from-response.js';
+import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
-import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, loadErrorPath, nextWait, resolveOptions, settle, type AgentClientOptions, type Outcome } from './policy.js';
+import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, loadErrorPath, maySayError, nextWait, resolveOptions, saysError, settle, type AgentClientOptions, type Outcome } from './policy.js';
 
 export { AGENT_ACCEPT, loadErrorPath, type AgentClientOptions } from './policy.js';
 
@@ -45,22 +45,6 @@ function withAccept(init: RequestInit | undefined, accept: string): RequestInit 
 /** A client that reads every failure as an envelope. */
 export interface AgentClient {
   fetch(input: string | URL | Request, init?: RequestInit): Promise<AgentResult>;
-}
-
-/** A 2xx whose body may be an error inside it: JSON, answering a POST (GraphQL, JSON-RPC, Slack's Web API) or said to be a GraphQL response. */
-function maySayError(method: string, response: Response): boolean {
-  const type = response.headers.get('content-type') ?? '';
-  if (response.status === 204 || response.status === 205 || !/^application\/(?:[\w.+-]*\+)?json\b/i.test(type)) return false;
-  return method === 'POST' || /^application\/graphql-response\+json\b/i.test(type);
-}
-
-/** The bytes of a body as JSON, or undefined. */
-function parsed(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -126,7 +110,7 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
         return { url, thrown: error, error: (await loadErrorPath())[1].networkError(url, error) };
       }
       const success = response.status < 400;
-      if (success && !(errorsIn2xx && response.status >= 200 && maySayError(method, response))) {
+      if (success && !(errorsIn2xx && maySayError(method, response.status, response.headers.get('content-type')))) {
         const settled = settle(store, key, admitted.pass, response, undefined, now());
         if (settled) await settled;
         return { url, response };
@@ -135,7 +119,7 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       // The error body (or a success that may carry one), read once: at most MAX_BODY_BYTES, for at most bodyTimeoutSeconds.
       const [{ hold }, { keptAnswer }] = await loadErrorPath();
       const held = await hold(response, MAX_BODY_BYTES, bodyTimeoutMs);
-      if (success && !(held.whole && isErrorBody(parsed(held.bytes)))) {
+      if (success && !saysError(held.bytes, held.whole)) {
         await settle(store, key, admitted.pass, response, undefined, now());
         return { url, response: held.response };
       }

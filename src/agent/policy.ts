@@ -3,6 +3,7 @@
 // each call (admit), tells it what the answer said (settle), and asks nextWait what to do next.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError } from '../../generated/types.js';
+import { isErrorText } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
 import { checkRules, refuse, type Rule } from '../core/refuse.js';
@@ -55,6 +56,29 @@ export interface AgentClientOptions {
    * caller's own client its success as the site sent it
    */
   readonly errorsIn2xx?: boolean;
+}
+
+/**
+ * Whether a 2xx may be an error inside a success (the errorsIn2xx option), by what the response
+ * says of itself: JSON answering a POST (GraphQL, JSON-RPC, Slack's Web API) or said to be a
+ * GraphQL response; XML answering a PUT or POST (S3's copy and multipart upload). Any other
+ * success passes through unread.
+ */
+export function maySayError(method: string, status: number, contentType: string | null | undefined): boolean {
+  const type = typeof contentType === 'string' ? contentType : '';
+  if (status < 200 || status > 299 || status === 204 || status === 205) return false;
+  if (/^application\/(?:[\w.+-]*\+)?json\b/i.test(type)) return method === 'POST' || /^application\/graphql-response\+json\b/i.test(type);
+  return /^(?:application|text)\/xml\b/i.test(type) && (method === 'POST' || method === 'PUT');
+}
+
+/** Whether the bytes of such a success, read whole, are an error all the same (isErrorText); a body cut short is the success it says. */
+export function saysError(bytes: Uint8Array | null, whole: boolean): boolean {
+  if (!whole || bytes === null) return false;
+  try {
+    return isErrorText(new TextDecoder().decode(bytes));
+  } catch {
+    return false;
+  }
 }
 
 /** The Accept an agent client sends by default: data first, pages after, anything last. */

@@ -15,11 +15,15 @@ import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { readable } from './inflate.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, nextWait, resolveOptions, settle, type AgentClientOptions, type Allowance, type Pass, type Resolved } from './policy.js';
+import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Pass, type Resolved } from './policy.js';
 import type { KeptAnswer } from './store.js';
 
-/** Options of agentUndici: the client's, less the fetch to call and the Accept to send. */
-export type AgentUndiciOptions = Omit<AgentClientOptions, 'fetch' | 'accept' | 'errorsIn2xx'>;
+/**
+ * Options of agentUndici: the client's, less the fetch to call and the Accept to send. With
+ * errorsIn2xx (default false), a success that may carry an error (maySayError) is held and read
+ * like an error response, and handed over byte for byte when it carries none.
+ */
+export type AgentUndiciOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
 
 type Handler = Dispatcher.DispatchHandler;
 type Controller = Dispatcher.DispatchController;
@@ -193,7 +197,13 @@ class Exchange {
   async judge(status: number, headers: IncomingHttpHeaders, held: Buffer, whole: boolean): Promise<{ seconds: number; body: Options['body'] } | null> {
     try {
       // The names as a dispatcher gives them, in whatever case a handler before this one wrote them.
-      const body = await readable(held, toHeaders(headers).get('content-encoding') ?? undefined);
+      const fields = toHeaders(headers);
+      const body = await readable(held, fields.get('content-encoding') ?? undefined);
+      // A success held because it may carry an error, and carrying none, is handed over as it came.
+      if (status < 400 && !saysError(body, whole && body !== null)) {
+        await this.report(headers);
+        return null;
+      }
       const { error } = fromResponse(status, headers, body, { now: this.rules.now() });
       await this.report(headers, error, keptAnswer(status, headers, body, whole && body !== null));
       const again = this.body.again();
@@ -267,7 +277,8 @@ class Call implements Handler {
 
   onResponseStart(_controller: Controller, status: number, headers: IncomingHttpHeaders, message?: string): void {
     this.#answered = true;
-    if (status < 400) {
+    const { exchange } = this;
+    if (status < 400 && !(exchange.rules.options.errorsIn2xx === true && maySayError(exchange.opts.method, status, toHeaders(headers).get('content-type')))) {
       void this.exchange.report(headers);
       return this.exchange.caller.onResponseStart?.(this.exchange.relay, status, headers, message);
     }
@@ -281,7 +292,7 @@ class Call implements Handler {
       this.exchange.relay.held = true;
       this.#controller?.pause();
       void this.#decide();
-    }, this.exchange.rules.bodyTimeoutMs);
+    }, exchange.rules.bodyTimeoutMs);
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {

@@ -325,3 +325,20 @@ export function fieldInMessage(message: string | null): string | null {
   }
   return null;
 }
+
+// Refusals that name the access scope they lack, in the words Shopify uses: its REST API's "[API]
+// This action requires merchant approval for write_script_tags scope." and its GraphQL Admin API's
+// ACCESS_DENIED "Access denied for orders field. Required access: `read_orders` access scope."
+// (https://shopify.dev/docs/api/usage/access-scopes).
+const SCOPE_SENTENCES: readonly RegExp[] = [/\brequires merchant approval for ([a-z][a-z0-9_]{0,63}) scope\b/, /\bRequired access: [`"]([a-z][a-z0-9_]{0,63})[`"] access scope\b/];
+
+/** The access scope a refusal's message says it lacks, or null. */
+export function scopeInMessage(message: string | null): string | null {
+  if (message === null) return null;
+  const text = message.slice(0, 2000);
+  for (const pattern of SCOPE_SENTENCES) {
+    const found = pattern.exec(text);
+    if (found) return found[1]!;
+  }
+  return null;
+}

@@ -4,7 +4,7 @@ import { CODE_PATTERN, READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } 
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
 import { delayFrom, retryAfterSeconds } from './delay.js';
-import { fieldErrors, fieldInMessage, violationMessage, violationsOf, type Violation } from './field-errors.js';
+import { fieldErrors, fieldInMessage, scopeInMessage, violationMessage, violationsOf, type Violation } from './field-errors.js';
 import { frontMatter } from './front-matter.js';
 import { xmlError } from './xml.js';
 import { bearerChallenge } from './challenge.js';
@@ -287,6 +287,24 @@ export function isErrorBody(body: unknown): boolean {
   }
 }
 
+/**
+ * Whether the text of a 2xx body is an error all the same: isErrorBody of its JSON, or an XML
+ * document whose root is S3's <Error> (a copy or a multipart upload can fail after its 200 began:
+ * https://docs.aws.amazon.com/AmazonS3/latest/API/API_CopyObject.html, "If the error occurs during
+ * the copy operation, the error response is embedded in the 200 OK response"). An XML answer that
+ * only holds an <Error> among its results (DeleteObjects') is the partial success it says it is.
+ */
+export function isErrorText(text: string): boolean {
+  const start = text.trimStart()[0];
+  if (start === '<') return xmlError(text, true) !== null;
+  if (start !== '{') return false;
+  try {
+    return isErrorBody(JSON.parse(text));
+  } catch {
+    return false;
+  }
+}
+
 const AWS_DIALECT = 'an AWS error';
 
 
@@ -307,6 +325,9 @@ function readAws(body: JsonObject, headers: Fields): Reading | null {
   return listedReading(resolved, str(body, 'ArgumentName'), str(body, 'message') ?? str(body, 'Message'));
 }
 
+/** The code of a refusal, which a message naming a missing scope turns into scope_in_message's. */
+const NOT_ALLOWED = codeForStatus(403);
+
 /** Bodies that say only a sentence: Spring Boot, Rails, hapi/Fastify, OAuth, FastAPI and plain {error} or {message}. */
 function readLoose(body: JsonObject): Reading | null {
   const error = str(body, 'error');
@@ -316,7 +337,8 @@ function readLoose(body: JsonObject): Reading | null {
   if (detailItem) return reading(null, null, str(detailItem, 'msg'));
   const springNoMessage = message === 'No message available';
   // Telegram's and Zendesk's description is the sentence beside a code (Zendesk's error is a code such as RecordNotFound).
-  const text = str(body, 'error_description') ?? str(body, 'description') ?? (message && !springNoMessage ? message : null) ?? error ?? str(body, 'detail');
+  // Shopify's REST API says its sentence in a string errors: {"errors": "[API] Invalid API key or access token ..."}.
+  const text = str(body, 'error_description') ?? str(body, 'description') ?? (message && !springNoMessage ? message : null) ?? error ?? str(body, 'detail') ?? str(body, 'errors');
   // An OAuth 2.0 error body names the Bearer error itself (RFC 6750 section 3.1).
   return text === null ? null : reading(readerCode('bearer_error', error), null, text);
 }
@@ -347,7 +369,7 @@ const DIALECTS: readonly (readonly [name: string, read: Reader, members: readonl
   ["Salesforce's error list", readSalesforce, ['errorCode']],
   ["Notion's error", readNotion, ['object']],
   ["Atlassian's ErrorCollection", readAtlassian, ['errorMessages']],
-  ['a JSON body with only a message', readLoose, ['error', 'message', 'detail', 'error_description', 'description']],
+  ['a JSON body with only a message', readLoose, ['error', 'message', 'detail', 'error_description', 'description', 'errors']],
 ];
 
 /** For each member a dialect looks for, the dialects (a bit each, in DIALECTS' order) it may make a body. */
@@ -494,7 +516,8 @@ export function explainResponse(status: number, headers: HeadersInput, body: unk
  * gives none, so no sentence is made (an optional call's arguments are not evaluated).
  */
 function read(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions, because: string[] | undefined): Envelope {
-  const now = typeof options.now === 'number' && Number.isFinite(options.now) ? options.now : Date.now();
+  // The clock is read only by a delay that counts from it (an HTTP-date, an epoch), not on every response.
+  const now = typeof options.now === 'number' && Number.isFinite(options.now) ? options.now : undefined;
   const safeStatus = Number.isInteger(status) ? status : 0;
   const isError = safeStatus >= 400 && safeStatus <= 599;
   const h = toHeaders(headers);
@@ -521,15 +544,25 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   // A challenge wins over whatever the body says: the body is the challenge page.
   const signal = challengeSignal(h, page, isError, safeStatus >= 500);
   let code: string;
+  let scope: string | null = null;
   if (signal) {
     code = READERS.signals.challenge;
     because?.push(`${signal} marks a bot challenge, which only a person can pass`);
   } else if (reading.code !== null) {
     code = reading.code;
     because?.push(reading.why?.() ?? `the body names the code ${code}`);
+    if (code === NOT_ALLOWED && (scope = scopeInMessage(reading.message)) !== null) {
+      code = READERS.signals.scope_in_message;
+      because?.push(`its message names the access scope it lacks, ${scope}, so it is ${code}`);
+    }
   } else {
     let why: string;
     [code, why] = statusCode(safeStatus, h, page);
+    // A refusal whose message names the access scope it lacks is a grant to ask for (Shopify's REST API).
+    if (code === NOT_ALLOWED && (scope = scopeInMessage(reading.message)) !== null) {
+      code = READERS.signals.scope_in_message;
+      why += `, but its message names the access scope it lacks, ${scope}, so it is ${code}`;
+    }
     // A validation body says which of the two it is: a value left out, or a value that is wrong.
     if (primary && (code === READERS.validation_keyword.required || code === READERS.validation_keyword.default) && code !== primary.code) {
       code = primary.code;
@@ -571,6 +604,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     STATUS_TEXT[safeStatus] ??
     info.title;
   const named =
+    scope ??
     reading.field ??
     primary?.field ??
     // A missing scope names the scope, as the Bearer challenge gives it (RFC 6750 section 3).

@@ -26,13 +26,14 @@ function findError(element: XmlElement, depth: number): XmlElement | null {
 
 /**
  * The children of an XML body's <Error> element as a record of their text (`Code`, `Message`,
- * `ArgumentName`, ...), or null when the body is no XML error document or does not parse. Never throws.
+ * `ArgumentName`, ...), or null when the body is no XML error document or does not parse; with
+ * `rootOnly`, only a document whose root is <Error> counts. Never throws.
  */
-export function xmlError(text: string): Record<string, string> | null {
+export function xmlError(text: string, rootOnly = false): Record<string, string> | null {
   if (!LOOKS_LIKE.test(text) || !HAS_ERROR.test(text.slice(0, 4096))) return null;
   try {
     const root = parseXml(text, { ignoreUndefinedEntities: true }).root;
-    const error = root ? findError(root, 0) : null;
+    const error = root ? (rootOnly ? (root.name === 'Error' ? root : null) : findError(root, 0)) : null;
     if (!error) return null;
     // A Map, then fromEntries: an element named __proto__ becomes a member, never the prototype.
     const fields = new Map<string, string>();

@@ -352,6 +352,22 @@ export const CASES: readonly Case[] = [
     },
   },
 
+  {
+    name: 'errorsIn2xx: a GraphQL RATE_LIMITED sent with a 200 and Retry-After: 1 is waited out once (2 calls) when asked, and passes through as the 200 it is (1 call) when not',
+    skip: (host) => (host.takes.has('errorsIn2xx') ? null : `${host.name} takes no errorsIn2xx`),
+    async run({ site, make }) {
+      const limited: Answer = { status: 200, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: JSON.stringify({ data: null, errors: [{ type: 'RATE_LIMITED', message: 'API rate limit exceeded for user ID 1.' }] }) };
+      const s = await site((n) => (n % 2 === 0 ? limited : { status: 200, headers: { 'content-type': 'application/json' }, body: '{"data":{"viewer":{"login":"agent"}}}' }));
+      const request = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ viewer { login } }"}' } as const;
+      const asked = await make({ errorsIn2xx: true }).request(s.url, request);
+      expect([asked.ok, asked.status, s.calls()]).toEqual([true, 200, 2]);
+      expect(asked.body).toContain('"login"');
+      const untouched = await make({ errorsIn2xx: false }).request(s.url, request);
+      expect([untouched.ok, untouched.status, s.calls()]).toEqual([true, 200, 3]);
+      expect(untouched.body).toBe(limited.body);
+    },
+  },
+
   // ---- options, checked when the host is made ----
   optionCase('maxWaitSeconds', '30'),
   optionCase('maxCalls', -1),

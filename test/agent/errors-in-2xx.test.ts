@@ -15,8 +15,10 @@ import { createGraphQLError, createSchema, createYoga } from 'graphql-yoga';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { agentFetch, createAgentClient, createMemoryStore, failureOf } from '../../src/agent/index.js';
-import { isErrorBody } from '../../src/core/from-response.js';
+import { agentUndici } from '../../src/agent/undici.js';
+import { fromResponse, isErrorBody, isErrorText } from '../../src/core/from-response.js';
 import { serve, virtualClock, type TestServer } from '../helpers/server.js';
 
 const typeDefs = /* GraphQL */ `
@@ -119,6 +121,27 @@ describe("a GitHub-style GraphQL rate limit, sent with a 200 and Retry-After", (
     expect([asked.status, calls, clock2.sleeps]).toEqual([200, 2, [3000]]);
   });
 
+  it('the undici interceptor hands the 200 over byte for byte unless asked, and asked waits it out once', async () => {
+    calls = 0;
+    const direct = await (await fetch(site.url, post('{ viewer { login } }'))).text();
+    for (const errorsIn2xx of [undefined, false, true]) {
+      const clock = virtualClock();
+      const agent = new Agent();
+      const dispatcher = agent.compose(agentUndici({ store: createMemoryStore({ now: clock.now }), now: clock.now, sleep: clock.sleep, ...(errorsIn2xx === undefined ? {} : { errorsIn2xx }) }));
+      calls = 0;
+      const response = await undiciFetch(site.url, { ...(post('{ viewer { login } }') as Parameters<typeof undiciFetch>[1]), dispatcher });
+      const text = await response.text();
+      await agent.close();
+      if (errorsIn2xx) {
+        expect([response.status, calls, clock.sleeps]).toEqual([200, 2, [3000]]);
+        expect(JSON.parse(text)).toEqual({ data: { viewer: { login: 'agent' } } });
+      } else {
+        expect([response.status, calls, clock.sleeps, text]).toEqual([200, 1, [], direct]);
+        expect(JSON.parse(text)).toMatchObject({ errors: [{ type: 'RATE_LIMITED' }] });
+      }
+    }
+  });
+
   it('a GET 200 is never read: the hot path stays a stream', async () => {
     calls = 0;
     const result = await createAgentClient({ store: createMemoryStore() }).fetch(site.url);
@@ -180,5 +203,77 @@ describe('isErrorBody', () => {
     expect(isErrorBody({ ok: false, error: 'channel_not_found' })).toBe(true);
     expect(isErrorBody({ ok: false })).toBe(false);
     expect(isErrorBody({ jsonrpc: '2.0', id: 1, result: {} })).toBe(false);
+  });
+});
+
+// S3's error inside a 200 (written from AWS's documentation, not captured: neither s3rver nor any S3
+// server that runs here sends one): "If the error occurs during the copy operation, the error
+// response is embedded in the 200 OK response", https://docs.aws.amazon.com/AmazonS3/latest/API/API_CopyObject.html,
+// and the same for CompleteMultipartUpload and UploadPartCopy; the body is S3's <Error> document.
+const S3_COPY_ERROR = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message><RequestId>656c76696e6727732072657175657374</RequestId><HostId>Uuag1LuByRx9e6j5Onimru9pO4ZVKnJ2Qz7/C1NPcfTWAtRPfTaOFg==</HostId></Error>';
+const S3_COPY_RESULT = '<?xml version="1.0" encoding="UTF-8"?>\n<CopyObjectResult><ETag>"9b2cf535f27731c974343645a3985328"</ETag><LastModified>2026-12-06T00:00:00.000Z</LastModified></CopyObjectResult>';
+// DeleteObjects answers 200 with one <Error> per key it could not delete: a partial success.
+const S3_DELETE_PARTIAL = '<?xml version="1.0" encoding="UTF-8"?>\n<DeleteResult><Deleted><Key>a.txt</Key></Deleted><Error><Key>b.txt</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error></DeleteResult>';
+
+describe("S3's error inside a 200 (CopyObject, CompleteMultipartUpload)", () => {
+  let site: TestServer;
+  let answers: string[] = [];
+  let calls = 0;
+  beforeAll(async () => {
+    site = await serve((req, res) => {
+      req.resume();
+      const body = answers[Math.min(calls, answers.length - 1)]!;
+      calls += 1;
+      res.writeHead(200, { 'content-type': 'application/xml' }).end(body);
+    });
+  });
+  afterAll(() => site.close());
+  const put = { method: 'PUT', headers: { 'x-amz-copy-source': '/bucket/source.txt' } };
+
+  it('reads the <Error> document as its code, and a copy result or a partial DeleteObjects result as the success it is', () => {
+    expect(isErrorText(S3_COPY_ERROR)).toBe(true);
+    expect(isErrorText(S3_COPY_RESULT)).toBe(false);
+    expect(isErrorText(S3_DELETE_PARTIAL)).toBe(false);
+    expect(fromResponse(200, { 'content-type': 'application/xml' }, S3_COPY_ERROR).error).toMatchObject({ code: 'internal', retry: 'once', message: 'We encountered an internal error. Please try again.' });
+  });
+
+  it('the client hands the copy back as internal after its one retry, and passes a copy result through byte for byte', async () => {
+    answers = [S3_COPY_ERROR];
+    calls = 0;
+    const failed = await createAgentClient({ store: createMemoryStore() }).fetch(`${site.url}/bucket/copy.txt`, put);
+    expect(!failed.ok && failed.error).toMatchObject({ code: 'internal', retry: 'once' });
+    expect(calls).toBe(2);
+
+    answers = [S3_COPY_ERROR, S3_COPY_RESULT];
+    calls = 0;
+    const copied = await createAgentClient({ store: createMemoryStore() }).fetch(`${site.url}/bucket/copy.txt`, put);
+    expect(copied.ok).toBe(true);
+    expect([calls, await copied.response!.text()]).toEqual([2, S3_COPY_RESULT]);
+
+    answers = [S3_DELETE_PARTIAL];
+    calls = 0;
+    const partial = await createAgentClient({ store: createMemoryStore() }).fetch(`${site.url}/bucket?delete`, { method: 'POST', body: '<Delete/>' });
+    expect(partial.ok).toBe(true);
+    expect([calls, await partial.response!.text()]).toEqual([1, S3_DELETE_PARTIAL]);
+  });
+});
+
+describe('isErrorText', () => {
+  it('never throws and turns no text without an error shape into an error', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.json(), fc.constantFrom('<Error>', '<Error><Code>x</Code>', '<DeleteResult><Error><Code>x</Code></Error></DeleteResult>')), (text) => {
+        const parsed = (() => {
+          try {
+            return JSON.parse(text) as unknown;
+          } catch {
+            return undefined;
+          }
+        })();
+        const said = isErrorText(text);
+        if (!text.trimStart().startsWith('<')) expect(said).toBe(text.trimStart().startsWith('{') && isErrorBody(parsed));
+        else expect(said).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

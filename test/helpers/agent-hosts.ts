@@ -30,7 +30,7 @@ export interface HostOptions {
   readonly bodyTimeoutSeconds?: number;
   /** fetchPage: the most bytes of a success it keeps a copy of; a longer body passes through as a stream. // new option, issue 25 */
   readonly maxCopyBytes?: number;
-  /** Whether a 2xx JSON answer to a POST is read for an error inside it (the client, the drop-in, the fetcher). */
+  /** Whether a 2xx JSON answer to a POST is read for an error inside it (the client, the drop-in, the fetcher, the undici interceptor). */
   readonly errorsIn2xx?: boolean;
 }
 
@@ -313,7 +313,7 @@ export const HOSTS: readonly Host[] = [
   },
   {
     name: 'agentUndici (undici)',
-    takes: takes(...RULES),
+    takes: takes(...RULES, 'errorsIn2xx'),
     refuses: 'create',
     memory: 'site',
     noResponse: 'reject',
