@@ -43,6 +43,7 @@ const CASE_NAMES: Record<string, string> = { json: '1 KB JSON', stream: '1 MiB s
 /** The benchmarks, in the order they run. */
 export const BENCHES: readonly { name: string; file: string; what: string; rows: (json: Json) => ReportRow[] }[] = [
   { name: 'validators', file: 'bench/validators.ts', what: 'standalone validators vs ajv.compile at run time', rows: plainRows('validators') },
+  { name: 'bytes', file: 'bench/answer-bytes.ts', what: 'the bytes of one error as an HTML page, Markdown, the envelope and problem details', rows: plainRows('bytes') },
   { name: 'agent', file: 'bench/agent.ts', what: 'fromResponse vs JSON.parse, large pages, the client vs bare fetch', rows: plainRows('agent') },
   {
     name: 'site',

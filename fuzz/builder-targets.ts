@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { performance } from 'node:perf_hooks';
 import fc from 'fast-check';
+import { parse as parseYaml } from 'yaml';
 import { CODES, RETRY_WORDS } from '../generated/catalog.js';
 import type { RetryWord } from '../generated/types.js';
 import { validateEnvelope, validateProblem } from '../src/core/validate.js';
@@ -92,9 +93,16 @@ function checkBuilt(error: AgentError, input: BuilderInput): void {
     }
   }
   const rendered = error.render(input.accept, input.base);
-  const sent: unknown = JSON.parse(rendered.body);
-  if (rendered.headers['content-type'] === 'application/problem+json') assertValid(validateProblem(sent), 'render() as a problem', sent);
-  else assertValid(validateEnvelope(sent), 'render() as an envelope', sent);
+  if (rendered.headers['content-type']?.startsWith('text/markdown')) {
+    // Markdown: the problem's members as YAML front matter, which a YAML parser reads to the problem itself.
+    const front = /^---\n([^]*?)\n---\n/.exec(rendered.body);
+    assert.ok(front, 'render() as Markdown has no front matter');
+    assert.deepEqual(parseYaml(front[1]!), problem, 'the Markdown front matter is not the problem');
+  } else {
+    const sent: unknown = JSON.parse(rendered.body);
+    if (rendered.headers['content-type'] === 'application/problem+json') assertValid(validateProblem(sent), 'render() as a problem', sent);
+    else assertValid(validateEnvelope(sent), 'render() as an envelope', sent);
+  }
   assert.ok(!rendered.body.includes(SECRET) && !JSON.stringify(problem).includes(SECRET), 'the cause was rendered');
   assert.equal(error.toResponse().status, error.status);
 }

@@ -80,9 +80,10 @@ class Found {
     return this.list.length >= MAX_VIOLATIONS;
   }
 
-  add(field: string | null, sentence: string | null, keyword?: unknown, code?: string): void {
+  /** Adds a violation; `asIs` keeps its sentence as the body wrote it (this package's own bodies), without the field put in front. */
+  add(field: string | null, sentence: string | null, keyword?: unknown, code?: string, asIs = false): void {
     if (this.full || (field === null && sentence === null)) return;
-    this.list.push({ field, code: code ?? codeOf(keyword, sentence), message: sentenceOf(field, sentence) });
+    this.list.push({ field, code: code ?? codeOf(keyword, sentence), message: asIs ? sentence : sentenceOf(field, sentence) });
   }
 }
 
@@ -203,7 +204,8 @@ function readBody(body: JsonObject, found: Found): void {
     for (const item of mine ?? (own(body, 'errors') as unknown[])) {
       if (!isRecord(item)) continue;
       const code = str(item, 'code');
-      found.add(fieldOf([str(item, 'field') ?? str(item, 'param')]), str(item, 'message') ?? str(item, 'detail'), undefined, code !== null && /^[a-z][a-z0-9_]*$/.test(code) ? code : undefined);
+      const ours = code !== null && /^[a-z][a-z0-9_]*$/.test(code);
+      found.add(fieldOf([str(item, 'field') ?? str(item, 'param')]), str(item, 'message') ?? str(item, 'detail'), undefined, ours ? code : undefined, ours);
     }
     return;
   }

@@ -212,7 +212,9 @@ function readProblem(body: JsonObject): Reading | null {
   const nextStep = str(body, 'next_step');
   const retry =
     asRetry(str(body, 'retry')) ?? (nextStep !== null && Object.hasOwn(READERS.next_step, nextStep) ? READERS.next_step[nextStep as keyof typeof READERS.next_step] : null);
-  return reading(code, field, str(body, 'title') ?? str(body, 'detail'), retry, str(body, 'code') !== null);
+  // This package's own problem (it has a code member) says the occurrence in detail and the type in title.
+  const ours = str(body, 'code') !== null;
+  return reading(code, field, ours ? (str(body, 'detail') ?? str(body, 'title')) : (str(body, 'title') ?? str(body, 'detail')), retry, ours);
 }
 
 /**
@@ -467,7 +469,7 @@ function safeMessage(candidate: string | null): string | null {
 function plainText(text: string | null, page: PageSummary | null): string | null {
   if (text === null || page === null || page.lower.includes('<')) return null;
   // A Markdown page: past its front matter, and its heading without the marks.
-  const start = text.trimStart().replace(/^---[ \t]*\r?\n[^]{0,8192}?\r?\n---[ \t]*(?:\r?\n|$)/, '').trimStart().replace(/^#{1,6}[ \t]+/, '');
+  const start = text.trimStart().replace(/^---[ \t]*\r?\n[^]{0,65536}?\r?\n---[ \t]*(?:\r?\n|$)/, '').trimStart().replace(/^#{1,6}[ \t]+/, '');
   const line = firstLine(start.length > MAX_CANDIDATE ? start.slice(0, MAX_CANDIDATE) : start);
   // Binary or mis-decoded bodies are no message: replacement characters or control characters.
   return /[\uFFFD\u0000-\u0008\u000e-\u001f]/.test(line) ? null : start;

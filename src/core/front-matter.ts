@@ -5,8 +5,8 @@
 // listed value is passed over. A YAML library would read more and weigh more than the rest of an
 // agent's hot path: what an error's front matter carries is this much.
 
-/** The most of a body looked at for front matter: an error's fields are a few hundred bytes. */
-const MAX_FRONT_MATTER = 8 * 1024;
+/** The most of a body looked at for front matter: an error's fields are a few hundred bytes, its list of fields at fault (at most 100) a few KiB more. */
+const MAX_FRONT_MATTER = 64 * 1024;
 const KEY_VALUE = /^([A-Za-z_][\w-]{0,63}):[ \t]*(.*?)[ \t]*$/;
 const INTEGER = /^-?\d{1,15}$/;
 const DECIMAL = /^-?\d{1,15}\.\d{1,15}$/;
@@ -17,6 +17,14 @@ function scalar(raw: string): unknown {
   if (raw === '' || raw === '~' || raw === 'null') return null;
   if (INTEGER.test(raw) || DECIMAL.test(raw)) return Number(raw);
   if (raw.length >= 2 && raw[0] === "'" && raw.endsWith("'")) return raw.slice(1, -1).replaceAll("''", "'");
+  // A flow sequence or mapping written as JSON, which YAML reads as the same list or map (an error's list of fields).
+  if ((raw[0] === '[' && raw.endsWith(']')) || (raw[0] === '{' && raw.endsWith('}'))) {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return raw;
+    }
+  }
   if (raw.length >= 2 && raw[0] === '"' && raw.endsWith('"')) {
     try {
       return JSON.parse(raw) as unknown;

@@ -36,13 +36,35 @@ export function problemFrom(error: EnvelopeError, status: number, options: Probl
   return problem;
 }
 
-/** The headers either body is sent with: its content type, Retry-After from the body's own delay, and Vary: Accept. */
-export function errorHeaders(kind: 'envelope' | 'problem', retryAfter: number | null): Record<string, string> {
-  const headers: Record<string, string> = {
-    'content-type': kind === 'problem' ? 'application/problem+json' : 'application/json; charset=utf-8',
-    vary: 'Accept',
-  };
+/** The content type of each error body. */
+const CONTENT_TYPES = {
+  envelope: 'application/json; charset=utf-8',
+  problem: 'application/problem+json',
+  markdown: 'text/markdown; charset=utf-8',
+} as const;
+
+/** The headers each body is sent with: its content type, Retry-After from the body's own delay, and Vary: Accept. */
+export function errorHeaders(kind: keyof typeof CONTENT_TYPES, retryAfter: number | null): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': CONTENT_TYPES[kind], vary: 'Accept' };
   // Seed 002: send the delay in both places, from one number.
   if (retryAfter !== null) headers['retry-after'] = String(retryAfter);
   return headers;
+}
+
+/** One line of prose: white space and control characters collapsed, so no text can end the front matter or start a heading. */
+const prose = (text: string): string => text.replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+
+/**
+ * Problem details as Markdown, for an agent that asks for it (as Cloudflare answers agents): every
+ * member as a line of YAML front matter, its value written as JSON (which YAML reads as it is, and
+ * which fromResponse reads back to the same envelope), then the title, what happened and the
+ * catalog's advice as prose.
+ */
+export function markdownFrom(problem: Problem): string {
+  const lines = ['---'];
+  for (const [key, value] of Object.entries(problem)) if (value !== undefined) lines.push(`${key}: ${JSON.stringify(value)}`);
+  lines.push('---', '', `# ${prose(problem.title)}`, '', '## What happened', '', prose(problem.detail ?? problem.title), '');
+  const info = lookup(problem.code);
+  lines.push('## What you should do', '', prose(info.advice), '');
+  return lines.join('\n');
 }

@@ -66,6 +66,7 @@ const AGENT_TYPES = ['application/json', 'application/problem+json', 'text/markd
 const MEMO_LIMIT = 256;
 const agentMemo = new Map<string, boolean>();
 const problemMemo = new Map<string, boolean>();
+const markdownMemo = new Map<string, boolean>();
 
 function memo(cache: Map<string, boolean>, accept: string | null | undefined, decide: (accept: string | null | undefined) => boolean): boolean {
   if (!accept || accept.length > 512) return decide(accept);
@@ -103,3 +104,28 @@ function decideProblem(accept: string | null | undefined): boolean {
   const json = preference(ranges, 'application/json');
   return problem.exact && problem.q > 0 && (problem.q > json.q || (problem.q === json.q && !json.exact));
 }
+
+/**
+ * Whether a caller prefers its error as Markdown: it names text/markdown and ranks it above JSON and
+ * problem details (at an equal q, above a JSON type it reached only through a wildcard). An LLM's
+ * fetch tool that asks for Markdown first gets Markdown, not JSON put before a model as it is.
+ */
+export function prefersMarkdown(accept: string | null | undefined): boolean {
+  return memo(markdownMemo, accept, decideMarkdown);
+}
+
+function decideMarkdown(accept: string | null | undefined): boolean {
+  const ranges = parseAccept(accept);
+  const markdown = preference(ranges, 'text/markdown');
+  if (!markdown.exact || markdown.q <= 0) return false;
+  return ['application/json', 'application/problem+json'].every((type) => {
+    const json = preference(ranges, type);
+    return markdown.q > json.q || (markdown.q === json.q && !json.exact);
+  });
+}
+
+/** The error body a caller gets: Markdown, problem details or the envelope, by its Accept. */
+export type ErrorBodyKind = 'envelope' | 'problem' | 'markdown';
+
+/** Which error body a caller's Accept asks for. */
+export const errorBodyKind = (accept: string | null | undefined): ErrorBodyKind => (prefersMarkdown(accept) ? 'markdown' : prefersProblem(accept) ? 'problem' : 'envelope');

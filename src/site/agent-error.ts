@@ -3,8 +3,8 @@
 import { CODE_PATTERN, CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { AnyCode, Code, CodeRequirements, Envelope, FieldError, Problem, RetryWord } from '../../generated/types.js';
 import { isKnownCode, isRetryWord } from '../core/catalog.js';
-import { errorHeaders, problemFrom } from '../core/render.js';
-import { prefersProblem } from './accept.js';
+import { errorHeaders, markdownFrom, problemFrom } from '../core/render.js';
+import { errorBodyKind, type ErrorBodyKind } from './accept.js';
 import { BRAND, pageResponse, type Page } from './brand.js';
 import { checkRules, DELAY, isWhole, quote, refuse, type Rule } from '../core/refuse.js';
 
@@ -132,16 +132,16 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     return problemFrom(this.toEnvelope().error, this.status, { base: options.base, title: this.title, detail: this.detail, instance: this.instance });
   }
 
-  /** The headers of either body: content type, Retry-After from the same number as the body, Vary: Accept. */
-  headers(kind: 'envelope' | 'problem' = 'envelope'): Record<string, string> {
+  /** The headers of each body: content type, Retry-After from the same number as the body, Vary: Accept. */
+  headers(kind: ErrorBodyKind = 'envelope'): Record<string, string> {
     return errorHeaders(kind, this.retryAfter);
   }
 
-  /** The body, status and headers negotiated for a caller's Accept value. */
+  /** The body, status and headers negotiated for a caller's Accept value: the envelope, problem details, or Markdown for a caller that ranks it first. */
   render(accept: string | null | undefined, base?: string): { status: number; headers: Record<string, string>; body: string } {
-    const kind = prefersProblem(accept) ? 'problem' : 'envelope';
-    const body = kind === 'problem' ? this.toProblem({ base }) : this.toEnvelope();
-    return { status: this.status, headers: this.headers(kind), body: JSON.stringify(body) };
+    const kind = errorBodyKind(accept);
+    const body = kind === 'envelope' ? JSON.stringify(this.toEnvelope()) : kind === 'problem' ? JSON.stringify(this.toProblem({ base })) : markdownFrom(this.toProblem({ base }));
+    return { status: this.status, headers: this.headers(kind), body };
   }
 
   /**

@@ -5,9 +5,9 @@ import type { Envelope } from '../../generated/types.js';
 import { isKnownCode } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
-import { errorHeaders, problemFrom } from '../core/render.js';
+import { errorHeaders, markdownFrom, problemFrom } from '../core/render.js';
 import { envelope as isEnvelope, problem as isProblem } from '../../generated/validators.js';
-import { acceptsLikeAnAgent, prefersProblem } from './accept.js';
+import { acceptsLikeAnAgent, errorBodyKind } from './accept.js';
 import type { AgentError } from './agent-error.js';
 import type { Page } from './brand.js';
 import { utf8Length } from './body.js';
@@ -77,19 +77,19 @@ export interface Rendered {
 }
 
 /**
- * Renders an envelope for a caller. The body is problem details when the caller prefers them, else
- * the envelope; an agent asking only for text/markdown gets JSON too, since an error is data and
- * a Markdown rendering would lose the fields it acts on. A wait with no delay gets one: its word's
- * default (retry-once), else `retryAfter`.
+ * Renders an envelope for a caller. The body is Markdown when the caller ranks text/markdown above
+ * JSON (its fields as YAML front matter, which fromResponse reads back), problem details when it
+ * prefers them, else the envelope. A wait with no delay gets one: its word's default (retry-once),
+ * else `retryAfter`.
  */
 export function renderEnvelope(received: Envelope, status: number, accept: string | null, base: string, retryAfter = DEFAULT_RETRY_AFTER): Rendered {
   // Sending, the site fills the delay its word calls for, as agentError requires or fills it.
   const word: RetryWordEntry = RETRY_WORDS[received.error.retry];
   const delay = word.default_retry_after ?? (word.requires.includes('retry_after') ? retryAfter : undefined);
   const envelope: Envelope = received.error.retry_after === null && delay !== undefined ? { error: { ...received.error, retry_after: delay } } : received;
-  const kind = prefersProblem(accept) ? 'problem' : 'envelope';
-  const body = kind === 'problem' ? problemFrom(envelope.error, status, { base }) : envelope;
-  return { status, headers: errorHeaders(kind, envelope.error.retry_after), body: JSON.stringify(body) };
+  const kind = errorBodyKind(accept);
+  const body = kind === 'envelope' ? JSON.stringify(envelope) : kind === 'problem' ? JSON.stringify(problemFrom(envelope.error, status, { base })) : markdownFrom(problemFrom(envelope.error, status, { base }));
+  return { status, headers: errorHeaders(kind, envelope.error.retry_after), body };
 }
 
 /**

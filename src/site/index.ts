@@ -3,7 +3,7 @@ export { isKnownCode, lookup } from '../core/catalog.js';
 export type { CodeInfo } from '../core/catalog.js';
 export { AgentError, agentError, isAgentError, siteError } from './agent-error.js';
 export type { AgentErrorBaseOptions, AgentErrorOptions, SiteErrorOptions } from './agent-error.js';
-export { acceptsLikeAnAgent, parseAccept, prefersProblem } from './accept.js';
+export { acceptsLikeAnAgent, parseAccept, prefersMarkdown, prefersProblem } from './accept.js';
 export type { MediaRange } from './accept.js';
 export { convertAppError, renderProblemPage, isAgentRequest, isSignedRequest, renderEnvelope } from './friendly.js';
 export type { AgentFriendlyOptions, CapturedError, Rendered } from './friendly.js';

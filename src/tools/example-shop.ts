@@ -136,7 +136,7 @@ export async function runExample(options: { scale?: number } = {}): Promise<{ te
       const result = await liveClient(url, id(), failure, dialect, scale, log);
       log(`    => ${formatCell(result)}`);
     }
-    const page = await fetch(`${url}/shop/item/999`, { headers: { accept: 'text/markdown, text/html, */*' } });
+    const page = await fetch(`${url}/shop/item/999`, { headers: { accept: 'application/json, text/markdown, text/html, */*' } });
     const converted = (await page.json()) as { error: { code: string; retry: string } };
     log(`  the shop's own 404 page, asked for by an agent: AgentFriendly answers ${page.status} ${converted.error.code} (${converted.error.retry}): ${lookup(converted.error.code).advice}`);
     const matches = formatTables(live) === formatTables(expected);

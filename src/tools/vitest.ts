@@ -9,6 +9,7 @@ import { retryAfterSeconds } from '../core/delay.js';
 import { headerValue, toHeaders, type Fields, type HeadersInput } from '../core/headers.js';
 import { parseHttpDate, referenceClock } from '../core/http-date.js';
 import { isRecord, own } from '../core/json.js';
+import { frontMatter } from '../core/front-matter.js';
 import { errorHeaders } from '../core/render.js';
 import { validateEnvelope, validateProblem, type ValidationIssue, type ValidationResult } from '../core/validate.js';
 import { violations, type ViolationRule } from './violations.js';
@@ -183,10 +184,19 @@ function bodyFromValue(value: unknown): Body {
   return { kind: 'json', value, text: null };
 }
 
+/** The Markdown rendering's media type: a problem whose members are its YAML front matter (errorHeaders('markdown')). */
+const MARKDOWN = mediaType(errorHeaders('markdown', null)['content-type'])!;
+
 function snapshot(status: unknown, headersInput: HeadersInput, body: Body): Snapshot {
   const headers = toHeaders(headersInput);
   const contentType = headerValue(headers, 'content-type');
-  return { status: typeof status === 'number' ? status : null, headers, contentType, media: mediaType(contentType), body };
+  const media = mediaType(contentType);
+  // A Markdown answer is judged as the problem its front matter holds, sent as problem details are.
+  if (media === MARKDOWN && body.kind === 'text') {
+    const members = frontMatter(body.text.trimStart());
+    if (members !== null) return { status: typeof status === 'number' ? status : null, headers, contentType, media: MEDIA.problem, body: { kind: 'json', value: members, text: body.text } };
+  }
+  return { status: typeof status === 'number' ? status : null, headers, contentType, media, body };
 }
 
 /** A Fetch Response, from this realm's fetch or from another implementation with the same surface. */

@@ -91,8 +91,9 @@ describe('frontMatter', () => {
     );
   });
 
-  it('reads at most 8 KiB: front matter that closes later is none', () => {
-    expect(frontMatter(`---\nkey: value\n${'x: y\n'.repeat(2000)}---\n`)).toBeNull();
+  it('reads at most 64 KiB: front matter that closes later is none, and within it is read', () => {
+    expect(frontMatter(`---\nkey: value\n${'x: y\n'.repeat(14_000)}---\n`)).toBeNull();
+    expect(frontMatter(`---\nkey: value\n${'x: y\n'.repeat(12_000)}---\n`)).toEqual({ key: 'value', x: 'y' });
   });
 });
 

@@ -3,8 +3,10 @@ import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 
-/** Accept as agents send it: Markdown first, HTML as good, anything else. */
-export const AGENT = { accept: 'text/markdown, text/html, */*' };
+/** Accept as agent clients send it: JSON first, Markdown and HTML as good, anything else. */
+export const AGENT = { accept: 'application/json, text/markdown, text/html, */*' };
+/** Accept as an LLM's fetch tool sends it: Markdown first, HTML as good, anything else; it gets its error as Markdown. */
+export const MARKDOWN = { accept: 'text/markdown, text/html, */*' };
 /** An agent that asks for RFC 9457 problem details. */
 export const PROBLEM = { accept: 'application/problem+json' };
 /** A browser's Accept. */

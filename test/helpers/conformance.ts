@@ -16,6 +16,7 @@ import { Hono } from 'hono';
 import Koa from 'koa';
 import { expect } from 'vitest';
 import { CODES, validateEnvelope } from '../../src/index.js';
+import { fromResponse } from '../../src/core/from-response.js';
 import { agentError, isAgentError, type AgentError } from '../../src/site/agent-error.js';
 import { agentFriendlyExpressErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendlyFastify } from '../../src/site/fastify.js';
@@ -27,7 +28,7 @@ import { AgentFriendlyModule } from '../../src/site/nest.js';
 import { agentFriendlyNode } from '../../src/site/node.js';
 import { escapeHtml } from '../../src/site/page.js';
 import '../../src/tools/vitest.js';
-import { AGENT, ANY, BROWSER, PROBLEM, SIGNED, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectProblemOnOrigin, expectSoldOut, expectSuccessUntouched, expectThrownAgentErrors } from './agents.js';
+import { AGENT, ANY, BROWSER, MARKDOWN, PROBLEM, SIGNED, expectDocsPages, expectEnvelope, expectHeadersOnly, expectNoLeak, expectProblemOnOrigin, expectSoldOut, expectSuccessUntouched, expectThrownAgentErrors } from './agents.js';
 import { serve } from './server.js';
 
 // ---- the app, in neutral terms ----
@@ -449,6 +450,25 @@ export const CASES: readonly Case[] = [
         expect(browser.status).toBe(404);
         expectVaried(browser);
       }
+    },
+  },
+  {
+    name: 'an agent that ranks Markdown first gets its errors as Markdown, front matter and prose, that reads back to the envelope; a browser still gets the page',
+    async run({ get }) {
+      for (const [path, code] of [['/nowhere', 'not_found'], ['/page-503', 'temporarily_unavailable'], ['/sold-out', 'out_of_stock']] as const) {
+        const agent = await get(path, MARKDOWN);
+        expect(agent.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+        expectVaried(agent);
+        const text = await agent.clone().text();
+        expect(text).toMatch(/^---\n[^]*\n---\n\n# /);
+        expect(text).toContain('## What you should do');
+        await expectContract(agent, code);
+        const json = await get(path, AGENT);
+        const headersOf = (res: Response) => Object.fromEntries(res.headers);
+        expect(fromResponse(agent.status, headersOf(agent), text)).toEqual(fromResponse(json.status, headersOf(json), await json.text()));
+      }
+      const browser = await get('/nowhere', BROWSER);
+      expect(browser.headers.get('content-type') ?? '').not.toMatch(/markdown/);
     },
   },
   {

@@ -94,12 +94,13 @@ describe('agentError at run time', () => {
     expect(JSON.stringify(e.toEnvelope())).not.toContain('hunter2');
   });
 
-  it('negotiates: problem details for a caller that prefers them, the envelope otherwise, JSON even for Markdown', async () => {
+  it('negotiates: problem details for a caller that prefers them, Markdown for one that ranks it first, the envelope otherwise', async () => {
     const e = agentError('rate_limited', { retryAfter: 30 });
     const asked = (accept: string) => e.toResponse(new Request('https://a.example/x', { headers: { accept } }));
     expect((await asked('application/problem+json')).headers.get('content-type')).toBe('application/problem+json');
     expect((await asked('application/json, application/problem+json;q=0.5')).headers.get('content-type')).toMatch(/^application\/json/);
-    expect((await asked('text/markdown')).headers.get('content-type')).toMatch(/^application\/json/);
+    expect((await asked('text/markdown')).headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect((await asked('application/json, text/markdown')).headers.get('content-type')).toMatch(/^application\/json/);
     const res = await asked('*/*');
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('30');
