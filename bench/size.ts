@@ -1,6 +1,6 @@
 // The size budgets of the entry points people load on a hot path: each bundled with esbuild
 // (minified ESM for Node), then gzipped at level 9. /agent, what an agent loads, at most 23 KB;
-// /site and each adapter's own subpath, what a site loads, at most 21 KB each. (They were 11 and 13
+// /site and each adapter's own subpath, what a site loads, at most 22 KB each. (They were 11 and 13
 // KB until fromResponse learnt to read the field of every framework's validation body and every bot
 // manager's wall, about 2.3 KB that both sides load: an agent to act on a fix_input, a site to turn
 // its framework's validation page into the contract. /agent was 14 KB until the client learnt to
@@ -16,7 +16,8 @@
 // Kubernetes and Shopify put in their own places: about 5 KB in all, most of it the catalog's
 // vendor tables (about 3 KB of the gzip; grouping each table by code would save 0.14 KB of it). The vendors still to come cannot all join the hot path this way: their tables
 // belong in a module loaded when a body's shape asks for it, which fromResponse, being synchronous,
-// cannot do by itself.) The budget counts
+// cannot do by itself. The site entries were 21 KB until every adapter learnt to answer an agent
+// that asks for Markdown with its error as Markdown, front matter and prose, about 0.3 KB.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //
@@ -30,8 +31,8 @@ import { build, type Plugin } from 'esbuild';
 
 /** What an agent's hot path may weigh: 23 KB, minified and gzipped. */
 export const AGENT_BUDGET_BYTES = 23 * 1024;
-/** What a site's entry may weigh, the core or one framework's adapter: 21 KB, minified and gzipped. */
-export const SITE_BUDGET_BYTES = 21 * 1024;
+/** What a site's entry may weigh, the core or one framework's adapter: 22 KB, minified and gzipped. */
+export const SITE_BUDGET_BYTES = 22 * 1024;
 
 /** The entry points under budget: subpath, its file in the built package, and its budget. */
 export const BUDGETED = [
