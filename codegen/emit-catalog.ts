@@ -84,7 +84,8 @@ export function emitCatalog(catalog: Catalog, codePattern: string, header: Heade
     `export const UNKNOWN_CODE = ${JSON.stringify(catalog.unknown_code)} satisfies Code;`,
     '',
     "/** How an agent reads other vendors' error vocabularies: each table maps a vendor's value to a catalog code. */",
-    `export const READERS = ${data(catalog.readers)} as const satisfies { readonly next_step: Readonly<Record<NextStep, RetryWord>>; readonly signals: Readonly<Record<string, Code>> } & Record<string, Readonly<Record<string, Code | RetryWord>>>;`,
+    // Every other table's values are codes (load-catalog.ts checks them); crawler_error_header's are header names.
+    `export const READERS = ${data(catalog.readers)} as const satisfies { readonly next_step: Readonly<Record<NextStep, RetryWord>>; readonly signals: Readonly<Record<string, Code>>; readonly x402_error: Readonly<Record<string, Code>>; readonly crawler_error: Readonly<Record<string, Code>> } & Record<string, Readonly<Record<string, string>>>;`,
     '',
     '/** The reason phrase of every error status (RFC 9110 section 15), for messages when a response says nothing better. */',
     `export const STATUS_TEXT: Readonly<Record<number, string>> = ${data(statusText())};`,

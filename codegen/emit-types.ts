@@ -66,8 +66,11 @@ export async function emitTypes(catalog: Catalog, header: HeaderSentence = heade
   const defs = forTypes(await hoistedSchemas('#/$defs/'));
   // Any code is a catalog code or a site's own; keep the catalog's literals visible to editors.
   defs.Code = { ...defs.Code, title: 'AnyCode', tsType: 'Code | (string & {})' };
+  // A bounded list (maxItems, which the validators check) is a plain array to TypeScript, not a union of tuples of every length.
+  const payment = defs.Payment as { properties: Record<string, Schema> };
+  payment.properties.options = { ...payment.properties.options, tsType: 'PaymentOption[]' };
   const codes = Object.keys(catalog.codes);
-  const names = ['Envelope', 'EnvelopeError', 'FieldError', 'Problem', 'ProblemFieldError', 'RetryWord', 'NextStep'];
+  const names = ['Envelope', 'EnvelopeError', 'FieldError', 'Problem', 'ProblemFieldError', 'RetryWord', 'NextStep', 'Payment', 'PaymentResource', 'PaymentOption', 'PaymentPrice'];
   const bodies = await Promise.all(names.map((name) => typeOf(name, defs)));
   const anyCode = await typeOf('Code', defs);
   const perCode = codes.map((code) => `  ${code}: ${requirementType(catalog.retry_words[catalog.codes[code]!.retry]!.requires)};`);

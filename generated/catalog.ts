@@ -786,8 +786,47 @@ export const READERS = {
     "unsupported": "not_allowed",
     "rate_limit": "rate_limited",
     "default": "temporarily_unavailable"
+  },
+  "x402_error": {
+    "insufficient_funds": "payment_declined",
+    "invalid_exact_evm_insufficient_balance": "payment_declined",
+    "invalid_transaction_state": "payment_declined",
+    "invalid_payload": "invalid_input",
+    "invalid_payment_requirements": "invalid_input",
+    "invalid_scheme": "invalid_input",
+    "unsupported_scheme": "invalid_input",
+    "invalid_network": "invalid_input",
+    "invalid_x402_version": "invalid_input",
+    "invalid_exact_evm_payload_authorization_valid_after": "invalid_input",
+    "invalid_exact_evm_payload_authorization_valid_before": "invalid_input",
+    "invalid_exact_evm_payload_authorization_value": "invalid_input",
+    "invalid_exact_evm_payload_authorization_value_mismatch": "invalid_input",
+    "invalid_exact_evm_payload_signature": "invalid_input",
+    "invalid_exact_evm_payload_recipient_mismatch": "invalid_input",
+    "invalid_exact_evm_signature": "invalid_input",
+    "invalid_exact_evm_recipient_mismatch": "invalid_input",
+    "invalid_exact_evm_network_mismatch": "invalid_input",
+    "invalid_exact_evm_nonce_already_used": "invalid_input",
+    "default": "payment_declined"
+  },
+  "crawler_error": {
+    "CrawlerForbidden": "not_allowed",
+    "StrongAuthRequired": "auth_required",
+    "InvalidSignature": "auth_required",
+    "InvalidCrawlerPriceValue": "invalid_input",
+    "MissingCrawlerPrice": "payment_required",
+    "PaymentFailed": "payment_declined",
+    "InvalidCrawlerExactPrice": "invalid_input",
+    "InvalidCrawlerMaxPrice": "payment_required",
+    "ConflictingPriceHeaders": "invalid_input",
+    "InternalError": "internal"
+  },
+  "crawler_error_header": {
+    "InvalidCrawlerPriceValue": "crawler-exact-price",
+    "InvalidCrawlerExactPrice": "crawler-exact-price",
+    "ConflictingPriceHeaders": "crawler-max-price"
   }
-} as const satisfies { readonly next_step: Readonly<Record<NextStep, RetryWord>>; readonly signals: Readonly<Record<string, Code>> } & Record<string, Readonly<Record<string, Code | RetryWord>>>;
+} as const satisfies { readonly next_step: Readonly<Record<NextStep, RetryWord>>; readonly signals: Readonly<Record<string, Code>>; readonly x402_error: Readonly<Record<string, Code>>; readonly crawler_error: Readonly<Record<string, Code>> } & Record<string, Readonly<Record<string, string>>>;
 
 /** The reason phrase of every error status (RFC 9110 section 15), for messages when a response says nothing better. */
 export const STATUS_TEXT: Readonly<Record<number, string>> = {

@@ -102,6 +102,160 @@ export const ENVELOPE_OUTPUT_SCHEMA: ObjectJsonSchema = {
               }
             }
           }
+        },
+        "payment": {
+          "description": "What a payment_required error asks to be paid (x402's options, pay-per-crawl's price), when the site said.",
+          "type": "object",
+          "required": [
+            "protocol",
+            "version",
+            "options"
+          ],
+          "additionalProperties": false,
+          "properties": {
+            "protocol": {
+              "description": "The payment protocol: x402 or pay-per-crawl.",
+              "type": "string",
+              "enum": [
+                "x402",
+                "pay-per-crawl"
+              ]
+            },
+            "version": {
+              "description": "The protocol's version: x402's x402Version (1 or 2); 1 for pay-per-crawl.",
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000
+            },
+            "resource": {
+              "description": "What is paid for: x402's resource (its URL, description and media type); absent when the answer names none (pay-per-crawl).",
+              "type": "object",
+              "required": [
+                "url",
+                "description",
+                "mime_type"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "url": {
+                  "type": "string",
+                  "pattern": "^[\\s\\S]{1,2048}$"
+                },
+                "description": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "pattern": "^[\\s\\S]{0,1024}$"
+                },
+                "mime_type": {
+                  "type": [
+                    "string",
+                    "null"
+                  ],
+                  "pattern": "^[\\s\\S]{0,256}$"
+                }
+              }
+            },
+            "options": {
+              "description": "The ways to pay the site accepts, in its order (x402's accepts); none for pay-per-crawl, whose price is in price.",
+              "type": "array",
+              "maxItems": 16,
+              "items": {
+                "description": "One way to pay, as x402's PaymentRequirements give it, with everything its client needs to sign: the amount in the asset's atomic units as the protocol gives it (v1's maxAmountRequired), and extra (for the exact EVM scheme, the token's EIP-712 name and version).",
+                "type": "object",
+                "required": [
+                  "scheme",
+                  "network",
+                  "asset",
+                  "amount",
+                  "pay_to",
+                  "max_timeout_seconds",
+                  "extra"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                  "scheme": {
+                    "description": "The payment scheme, such as exact.",
+                    "type": "string",
+                    "pattern": "^[\\s\\S]{1,64}$"
+                  },
+                  "network": {
+                    "description": "The network: a CAIP-2 id in version 2 (eip155:8453), a name in version 1 (base-sepolia).",
+                    "type": "string",
+                    "pattern": "^[\\s\\S]{1,128}$"
+                  },
+                  "asset": {
+                    "description": "The asset paid in: a token contract's address, or a currency.",
+                    "type": "string",
+                    "pattern": "^[\\s\\S]{1,256}$"
+                  },
+                  "amount": {
+                    "description": "The amount in the asset's atomic units, a decimal string of digits (USDC has 6 decimals: 10000 is 0.01).",
+                    "type": "string",
+                    "pattern": "^[0-9]{1,78}$"
+                  },
+                  "pay_to": {
+                    "description": "The payee: an address or account.",
+                    "type": "string",
+                    "pattern": "^[\\s\\S]{1,256}$"
+                  },
+                  "max_timeout_seconds": {
+                    "description": "How long a signed payment stays valid, or null when the option says nothing.",
+                    "type": [
+                      "integer",
+                      "null"
+                    ],
+                    "minimum": 0,
+                    "maximum": 31536000
+                  },
+                  "extra": {
+                    "description": "Scheme-specific members the client signs with (x402's extra), at most 16 of them, each a string, number or boolean; null when there are none.",
+                    "type": [
+                      "object",
+                      "null"
+                    ],
+                    "maxProperties": 16,
+                    "additionalProperties": {
+                      "anyOf": [
+                        {
+                          "type": "string",
+                          "pattern": "^[\\s\\S]{0,256}$"
+                        },
+                        {
+                          "type": "number"
+                        },
+                        {
+                          "type": "boolean"
+                        }
+                      ]
+                    }
+                  }
+                }
+              }
+            },
+            "price": {
+              "description": "Pay-per-crawl's price, as its crawler-price header gives it (USD 0.01): the crawler sends it back in crawler-exact-price, or a ceiling in crawler-max-price.",
+              "type": "object",
+              "required": [
+                "amount",
+                "currency"
+              ],
+              "additionalProperties": false,
+              "properties": {
+                "amount": {
+                  "description": "The amount as a decimal string (0.01).",
+                  "type": "string",
+                  "pattern": "^[0-9]{1,15}(\\.[0-9]{1,18})?$"
+                },
+                "currency": {
+                  "description": "An ISO 4217 currency code (USD).",
+                  "type": "string",
+                  "pattern": "^[A-Z]{3}$"
+                }
+              }
+            }
+          }
         }
       }
     }

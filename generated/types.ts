@@ -64,6 +64,7 @@ export interface EnvelopeError {
    * @minItems 1
    */
   errors?: [FieldError, ...FieldError[]];
+  payment?: Payment;
 }
 
 /**
@@ -116,6 +117,7 @@ export interface Problem {
    * @minItems 1
    */
   errors?: [ProblemFieldError, ...ProblemFieldError[]];
+  payment?: Payment;
 }
 
 /**
@@ -136,6 +138,87 @@ export type RetryWord = "fix_input" | "no" | "refetch" | "get_grant" | "pay" | "
  * The RFC 9457 extension member that sorts every retry word into one of three branches.
  */
 export type NextStep = "fix_request" | "wait" | "give_up";
+
+/**
+ * What a 402 asks to be paid, as the site's payment protocol says it: x402 (https://github.com/coinbase/x402, specs/: version 2 in the PAYMENT-REQUIRED header, version 1 in the body) or Cloudflare's pay-per-crawl (the crawler-price header, https://developers.cloudflare.com/ai-crawl-control/features/pay-per-crawl/). An agent pays only through its own decision (the onPaymentRequired hook); the package reads and sends this, never pays.
+ */
+export interface Payment {
+  /**
+   * The payment protocol: x402 or pay-per-crawl.
+   */
+  protocol: "x402" | "pay-per-crawl";
+  /**
+   * The protocol's version: x402's x402Version (1 or 2); 1 for pay-per-crawl.
+   */
+  version: number;
+  resource?: PaymentResource;
+  /**
+   * The ways to pay the site accepts, in its order (x402's accepts); none for pay-per-crawl, whose price is in price.
+   *
+   * @maxItems 16
+   */
+  options: PaymentOption[];
+  price?: PaymentPrice;
+}
+
+/**
+ * The resource a payment is for (x402's resource: url, description, mimeType).
+ */
+export interface PaymentResource {
+  url: string;
+  description: string | null;
+  mime_type: string | null;
+}
+
+/**
+ * One way to pay, as x402's PaymentRequirements give it, with everything its client needs to sign: the amount in the asset's atomic units as the protocol gives it (v1's maxAmountRequired), and extra (for the exact EVM scheme, the token's EIP-712 name and version).
+ */
+export interface PaymentOption {
+  /**
+   * The payment scheme, such as exact.
+   */
+  scheme: string;
+  /**
+   * The network: a CAIP-2 id in version 2 (eip155:8453), a name in version 1 (base-sepolia).
+   */
+  network: string;
+  /**
+   * The asset paid in: a token contract's address, or a currency.
+   */
+  asset: string;
+  /**
+   * The amount in the asset's atomic units, a decimal string of digits (USDC has 6 decimals: 10000 is 0.01).
+   */
+  amount: string;
+  /**
+   * The payee: an address or account.
+   */
+  pay_to: string;
+  /**
+   * How long a signed payment stays valid, or null when the option says nothing.
+   */
+  max_timeout_seconds: number | null;
+  /**
+   * Scheme-specific members the client signs with (x402's extra), at most 16 of them, each a string, number or boolean; null when there are none.
+   */
+  extra: {
+    [k: string]: string | number | boolean | undefined;
+  } | null;
+}
+
+/**
+ * A price in a currency, as pay-per-crawl's crawler-price header gives it.
+ */
+export interface PaymentPrice {
+  /**
+   * The amount as a decimal string (0.01).
+   */
+  amount: string;
+  /**
+   * An ISO 4217 currency code (USD).
+   */
+  currency: string;
+}
 
 /** The retry word of each code. */
 export interface CodeRetry {

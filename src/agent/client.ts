@@ -4,7 +4,7 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { lookup } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
-import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, loadErrorPath, maySayError, nextWait, resolveOptions, saysError, settle, type AgentClientOptions, type Outcome } from './policy.js';
+import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, loadErrorPath, maySayError, nextWait, payWith, resolveOptions, saysError, settle, type AgentClientOptions, type Outcome, type PaymentHeaders } from './policy.js';
 
 export { AGENT_ACCEPT, loadErrorPath, type AgentClientOptions } from './policy.js';
 
@@ -32,6 +32,13 @@ export type AgentResult =
       /** The site's response (its body unread), when the site answered. */
       readonly response?: Response;
     });
+
+/** `init` with `headers` set on it (the payment hook's, which replace any of the same name). */
+function withHeaders(init: RequestInit | undefined, headers: PaymentHeaders): RequestInit {
+  const merged = new Headers(init?.headers ?? undefined);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  return { ...init, headers: merged };
+}
 
 /** `init` with `accept` as its Accept header, unless it already has one. */
 function withAccept(init: RequestInit | undefined, accept: string): RequestInit {
@@ -71,14 +78,15 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
     let signal: AbortSignal | undefined;
     let idempotent: boolean;
     let method: string;
-    let send: () => Promise<Response>;
+    // `paying`: the headers the payment hook paid a 402 with, sent on the one call after it.
+    let send: (paying: PaymentHeaders | null) => Promise<Response>;
     if ((typeof input === 'string' || input instanceof URL) && (init?.body === undefined || init.body === null)) {
       url = new URL(String(input));
       method = (init?.method ?? 'GET').toUpperCase();
       signal = init?.signal ?? undefined;
       idempotent = isIdempotent(init?.method, init?.headers as HeadersInput | undefined);
       const sent = accept === false ? init : init === undefined ? acceptOnly : withAccept(init, accept);
-      send = () => fetchImpl(input, sent);
+      send = (paying) => fetchImpl(input, paying ? withHeaders(sent, paying) : sent);
     } else {
       const request = new Request(input, init);
       if (accept !== false && !request.headers.has('accept')) request.headers.set('accept', accept);
@@ -86,8 +94,12 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       method = request.method;
       signal = request.signal;
       idempotent = isIdempotent(request.method, request.headers);
-      send = () => fetchImpl(request.body === null ? request : request.clone());
+      send = (paying) => {
+        const copy = request.body === null ? request : request.clone();
+        return fetchImpl(paying ? new Request(copy, { headers: withHeaders({ headers: copy.headers }, paying).headers }) : copy);
+      };
     }
+    let paying: PaymentHeaders | null = null;
     const allowed = allowance(options, idempotent);
     const attempts = freshAttempts();
 
@@ -103,7 +115,8 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       attempts.calls += 1;
       let response: Response;
       try {
-        response = await send();
+        response = await send(paying);
+        paying = null;
       } catch (error) {
         await settle(store, key, admitted.pass, undefined, undefined, now());
         if (signal?.aborted) throw signal.reason;
@@ -125,6 +138,12 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       }
       const { error } = fromResponse(response.status, response.headers, held.bytes, { now: now() });
       await settle(store, key, admitted.pass, response, error, now(), keptAnswer(response.status, response.headers, held.bytes, held.whole));
+      // A 402 that says what to pay: the agent's hook decides, once per request.
+      paying = await payWith(who, options.onPaymentRequired, error, attempts, allowed, { url: url.href, method });
+      if (paying) {
+        held.discard();
+        continue;
+      }
       const seconds = nextWait(error, attempts, allowed);
       if (seconds === null) return { url, response: held.response, error };
       held.discard();

@@ -5,12 +5,13 @@ export { explainResponse, fromResponse, MAX_BODY_BYTES } from '../core/from-resp
 export type { Explained, FromResponseOptions } from '../core/from-response.js';
 export { delayFrom, MAX_DELAY_SECONDS, parseHttpDate, retryAfterSeconds } from '../core/delay.js';
 export { quotaFrom, type Quota } from '../core/quota.js';
+export { x402RequirementsOf, type X402PaymentRequired } from '../core/payment.js';
 export type { HeadersInput } from '../core/headers.js';
 export { createAgentClient } from './client.js';
 export { AGENT_ACCEPT, DEFAULT_BACKOFF, SOURCE_HEADER } from './policy.js';
 export { agentFetch, failureOf } from './drop-in.js';
 export type { AgentClient, AgentFailure, AgentResult } from './client.js';
-export type { AgentClientOptions } from './policy.js';
+export type { AgentClientOptions, PaymentHeaders, PaymentHook, PaymentRequest } from './policy.js';
 export { createMemoryStore, defaultStore } from './store.js';
 export type { Backoff, CachedCopy, KeptAnswer, MemoryStoreOptions, Store } from './store.js';
 // What an agent's hot path does not load has a subpath of its own: the page fetcher that keeps

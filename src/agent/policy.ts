@@ -2,7 +2,8 @@
 // undici interceptor, the got and axios plug-ins) resolves its options here, asks the store before
 // each call (admit), tells it what the answer said (settle), and asks nextWait what to do next.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
-import type { EnvelopeError } from '../../generated/types.js';
+import type { EnvelopeError, Payment } from '../../generated/types.js';
+import { codeForStatus, lookup } from '../core/catalog.js';
 import { isErrorText } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
@@ -56,6 +57,49 @@ export interface AgentClientOptions {
    * caller's own client its success as the site sent it
    */
   readonly errorsIn2xx?: boolean;
+  /**
+   * Decides whether to pay a 402 that says what to pay (the envelope's payment: x402's options, a
+   * pay-per-crawl price): it returns the request headers that pay (x402's PAYMENT-SIGNATURE, or
+   * crawler-exact-price), and the request is sent once more with them; or nothing, and the error is
+   * handed back. A request is paid at most once, for the payment it was shown. Without it, every
+   * 402 is handed back with what it asks. @default none
+   */
+  readonly onPaymentRequired?: PaymentHook;
+}
+
+/** The request a 402 answered, as the payment hook sees it. */
+export interface PaymentRequest {
+  readonly url: string;
+  readonly method: string;
+}
+
+/** The agent's decision on a 402: the request headers that pay it, or nothing to hand the error back. */
+export type PaymentHook = (payment: Payment, request: PaymentRequest) => PaymentHeaders | undefined | null | Promise<PaymentHeaders | undefined | null>;
+
+/** Request headers, by name. */
+export type PaymentHeaders = Readonly<Record<string, string>>;
+
+/** The retry word of the code a 402 means: the word whose error carries what to pay. */
+const PAY_WORD = lookup(codeForStatus(402)).retry;
+
+/** An HTTP field name (RFC 9110 section 5.1, a token) and a value without CR, LF or NUL. */
+const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const FIELD_VALUE = /^[^\0\r\n]*$/;
+
+/**
+ * The headers to send a request once more with, paying the 402 it got, or null to hand the error
+ * back: only an error that says what to pay, only with a hook, only once per request and within
+ * its calls; the hook is given a copy of the payment it was shown. Headers that are no headers are
+ * a TypeError naming `who`, the host the hook was given to.
+ */
+export async function payWith(who: string, hook: PaymentHook | undefined, error: EnvelopeError, attempts: Attempts, allowed: Allowance, request: PaymentRequest): Promise<PaymentHeaders | null> {
+  if (!hook || !error.payment || error.retry !== PAY_WORD || attempts.paid || attempts.calls >= allowed.budget) return null;
+  attempts.paid = true;
+  const headers = await hook(structuredClone(error.payment), request);
+  if (headers === undefined || headers === null) return null;
+  const ok = typeof headers === 'object' && Object.entries(headers).length > 0 && Object.entries(headers).every(([name, value]) => FIELD_NAME.test(name) && typeof value === 'string' && FIELD_VALUE.test(value));
+  if (!ok) refuse(who, 'onPaymentRequired', 'a function returning request headers ({ name: value }) or nothing', headers);
+  return { ...headers };
 }
 
 /**
@@ -102,6 +146,7 @@ const OPTION_RULES: readonly Rule[] = [
   ['scope', (v) => isFunction(v) || (Array.isArray(v) && v.every((e) => typeof e === 'string')), 'a list of URL prefixes or a function from the URL to a key'],
   ['bodyTimeoutSeconds', isSeconds(true), 'a number of seconds above 0'],
   ['errorsIn2xx', (v) => typeof v === 'boolean', 'true or false'],
+  ['onPaymentRequired', isFunction, 'a function (payment, request) => headers or nothing'],
 ];
 
 /**
@@ -216,10 +261,12 @@ export interface Attempts {
   guesses: number;
   /** Ms slept past a told wait slept out: its tail, or another caller's probe followed (at most AFTER_WAIT_MS). */
   grace: number;
+  /** The request was sent once more with what the payment hook paid. */
+  paid: boolean;
 }
 
 /** A request's progress before its first call. */
-export const freshAttempts = (): Attempts => ({ calls: 0, slept: 0, waited: false, retriedOnce: false, guesses: 0, grace: 0 });
+export const freshAttempts = (): Attempts => ({ calls: 0, slept: 0, waited: false, retriedOnce: false, guesses: 0, grace: 0, paid: false });
 
 /** The allowance of `options` (checked by resolveOptions), for a request that is or is not idempotent. */
 export function allowance(options: AgentClientOptions, idempotent: boolean): Allowance {

@@ -8,6 +8,7 @@ import { fieldErrors, fieldInMessage, scopeInMessage, violationMessage, violatio
 import { frontMatter } from './front-matter.js';
 import { xmlError } from './xml.js';
 import { bearerChallenge } from './challenge.js';
+import { paymentFrom } from './payment.js';
 import { isRecord, own, str, type JsonObject } from './json.js';
 import { pickHeaders, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { cleanText, firstLine, readPage, type PageSummary } from './html.js';
@@ -73,7 +74,7 @@ function readerCode(table: ReaderTable, value: string | null): string | null {
   return Object.hasOwn(entries, value) ? entries[value]! : null;
 }
 
-type ReaderTable = Exclude<keyof typeof READERS, 'next_step' | 'signals'>;
+type ReaderTable = Exclude<keyof typeof READERS, 'next_step' | 'signals' | 'crawler_error_header'>;
 
 /**
  * The first of `lookups` (a table and a vendor's value) that a catalog table lists, as the code
@@ -327,6 +328,9 @@ function readAws(body: JsonObject, headers: Fields): Reading | null {
   return listedReading(resolved, str(body, 'ArgumentName'), str(body, 'message') ?? str(body, 'Message'));
 }
 
+/** The retry word of the code a 402 means: the word whose error carries what to pay. */
+const PAY_WORD = lookup(codeForStatus(402)).retry;
+
 /** The code of a refusal, which a message naming a missing scope turns into scope_in_message's. */
 const NOT_ALLOWED = codeForStatus(403);
 
@@ -545,11 +549,16 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
 
   // A challenge wins over whatever the body says: the body is the challenge page.
   const signal = challengeSignal(h, page, isError, safeStatus >= 500);
+  // A payment protocol's headers (x402, pay-per-crawl) say what to pay, and why a payment failed.
+  const paid = isError ? paymentFrom(h, json) : null;
   let code: string;
   let scope: string | null = null;
   if (signal) {
     code = READERS.signals.challenge;
     because?.push(`${signal} marks a bot challenge, which only a person can pass`);
+  } else if (paid?.code) {
+    code = paid.code;
+    because?.push(paid.why());
   } else if (reading.code !== null) {
     code = reading.code;
     because?.push(reading.why?.() ?? `the body names the code ${code}`);
@@ -596,6 +605,8 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   let parsedChallenge: ReturnType<typeof bearerChallenge> | undefined;
   const challenge = (): ReturnType<typeof bearerChallenge> => (parsedChallenge === undefined ? (parsedChallenge = bearerChallenge(h.get('www-authenticate'))) : parsedChallenge);
   const message =
+    // A price the agent cannot read is said so, not passed over as a bare "Payment Required".
+    (paid?.unreadable ? `${info.title}: ${paid.unreadable}` : null) ??
     // The first violation's own sentence says more than a framework's "Bad Request" or "The given data was invalid.".
     (primary && !reading.keepsMessage ? violationMessage(primary) : null) ??
     safeMessage(reading.message) ??
@@ -606,6 +617,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     STATUS_TEXT[safeStatus] ??
     info.title;
   const named =
+    paid?.field ??
     scope ??
     reading.field ??
     primary?.field ??
@@ -617,6 +629,11 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   const errors = fieldErrors(violations);
   const error: Envelope['error'] = { code, message, field, retry, retry_after: delay };
   if (errors) error.errors = errors;
+  // What to pay goes with an error whose word is to pay; a declined or malformed payment carries none.
+  if (paid?.payment && retry === PAY_WORD) {
+    error.payment = paid.payment;
+    if (because && !paid.code) because.push(paid.why());
+  }
   return { error };
 }
 

@@ -56,8 +56,14 @@ function describe(error: ValidatorError, value: unknown): ValidationIssue | null
     }
     case 'enum':
       return { pointer, message: `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
-    case 'pattern':
-      return { pointer, message: pointer.endsWith('/code') ? 'must be lowercase snake case, like rate_limited' : 'must not be empty or only white space' };
+    case 'pattern': {
+      if (pointer.endsWith('/code')) return { pointer, message: 'must be lowercase snake case, like rate_limited' };
+      const pattern = String(params.pattern);
+      // A length bound written as a pattern (the validators need no runtime for it), or Text's "\S".
+      const bound = /^\^\[\\s\\S\]\{(\d+),(\d+)\}\$$/.exec(pattern);
+      if (bound) return { pointer, message: `must be a string of ${bound[1]} to ${bound[2]} characters` };
+      return { pointer, message: pattern === '\\S' ? 'must not be empty or only white space' : `must match ${pattern}` };
+    }
     case 'type': {
       const types = String(params.type).split(',').map((t) => (t === 'null' ? 'null' : `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`));
       return { pointer, message: `must be ${types.join(' or ')}` };

@@ -1,9 +1,11 @@
 // AgentError: the one error class of the site side. It cannot be built wrong: the catalog decides
 // status and retry word, and a code whose word needs a field or a delay refuses to be built without.
-import { CODE_PATTERN, CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
-import type { AnyCode, Code, CodeRequirements, Envelope, FieldError, Problem, RetryWord } from '../../generated/types.js';
+import { CODE_PATTERN, CODES, RETRY_WORDS, STATUS_DEFAULTS, type RetryWordEntry } from '../../generated/catalog.js';
+import type { AnyCode, Code, CodeRequirements, Envelope, FieldError, Payment, Problem, RetryWord } from '../../generated/types.js';
 import { isKnownCode, isRetryWord } from '../core/catalog.js';
 import { errorHeaders, markdownFrom, problemFrom } from '../core/render.js';
+import { paymentHeaders, x402RequirementsOf } from '../core/payment.js';
+import { validateEnvelope } from '../core/validate.js';
 import { errorBodyKind, type ErrorBodyKind } from './accept.js';
 import { BRAND, pageResponse, type Page } from './brand.js';
 import { checkRules, DELAY, isWhole, quote, refuse, type Rule } from '../core/refuse.js';
@@ -26,6 +28,11 @@ export interface AgentErrorBaseOptions {
   readonly instance?: string;
   /** What caused it, kept for the site's logs and never rendered. */
   readonly cause?: unknown;
+  /**
+   * What to pay, for an error whose word is to pay (payment_required): x402 options, sent as x402's
+   * PAYMENT-REQUIRED header (version 2) and in the body; or a pay-per-crawl price, sent as crawler-price.
+   */
+  readonly payment?: Payment;
 }
 
 /** The options of a catalog code: what its retry word requires is required here. */
@@ -55,6 +62,21 @@ const OPTION_RULES: readonly Rule[] = [
   ['errors', Array.isArray, 'an array of { field, code, message }'],
 ];
 
+/** The retry word of the code a 402 means, the one word whose error carries what to pay. */
+const PAY_WORD = CODES[STATUS_DEFAULTS[402] as Code].retry;
+
+/** Refuses a payment an agent could not pay: on a code that does not ask for one, malformed, or x402 without what its clients sign. */
+function checkPayment(who: string, retry: string, payment: unknown, fail: (rule: string) => never): void {
+  if (retry !== PAY_WORD) fail(`a ${retry} error asks for no payment, so it takes no payment (only a ${PAY_WORD} error does)`);
+  const code = STATUS_DEFAULTS[402] as Code;
+  const issue = validateEnvelope({ error: { code, message: code, field: null, retry: PAY_WORD, retry_after: null, payment } }).errors.find((e) => e.pointer.startsWith('/error/payment'));
+  if (issue) fail(`payment${issue.pointer.slice('/error/payment'.length)} ${issue.message} (the Payment schema in common.schema.json)`);
+  const p = payment as Payment;
+  if (p.protocol === 'x402' && x402RequirementsOf(p) === null) fail('an x402 payment is sent as version 2, with its resource and each option\'s max_timeout_seconds, which x402 clients need to sign');
+  if (p.protocol === 'x402' && p.options.length === 0) fail('an x402 payment needs at least one option to pay by');
+  if (p.protocol === 'pay-per-crawl' && p.price === undefined) fail('a pay-per-crawl payment needs its price');
+}
+
 /** Refuses what an agent could not act on, naming the call (`who`), the rule and the value (seed 002's builder). */
 function check(who: string, word: RetryWordEntry, retry: string, options: AgentErrorBaseOptions & { readonly title?: string }): number | null {
   const fail = (rule: string): never => {
@@ -71,6 +93,7 @@ function check(who: string, word: RetryWordEntry, retry: string, options: AgentE
   if (word.requires.includes('field') && field === undefined) fail(`a ${retry} error must name the field to fix`);
   if (word.requires.includes('retry_after') && retryAfter === undefined) fail(`a ${retry} error must say how long to wait (retryAfter)`);
   if (retryAfter !== undefined && word.next_step !== 'wait') fail(`a ${retry} error does not wait, so it takes no retryAfter`);
+  if (options.payment !== undefined) checkPayment(who, retry, options.payment, fail);
   // + 0 turns -0 (Math.ceil(-0.5)) into 0, as the agent side never returns -0 either.
   return retryAfter === undefined ? (word.default_retry_after ?? null) : retryAfter + 0;
 }
@@ -88,6 +111,8 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
   readonly detail: string;
   readonly instance: string | undefined;
   readonly title: string;
+  /** What to pay, for a payment_required error; undefined for every other. */
+  readonly payment: Payment | undefined;
 
   /** Use agentError() or siteError(), which check their options at compile time too. */
   constructor(code: C, options: AgentErrorBaseOptions & Partial<Pick<SiteErrorOptions, 'status' | 'retry' | 'title'>>) {
@@ -117,6 +142,7 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     this.detail = options.detail ?? message;
     this.instance = options.instance;
     this.title = entry?.title ?? options.title ?? message;
+    this.payment = options.payment === undefined ? undefined : (JSON.parse(JSON.stringify(options.payment)) as Payment);
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -124,6 +150,7 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
   toEnvelope(): Envelope {
     const error: Envelope['error'] = { code: this.code, message: this.message, field: this.field, retry: this.retry, retry_after: this.retryAfter };
     if (this.errors && this.errors.length > 0) error.errors = [...this.errors] as Envelope['error']['errors'];
+    if (this.payment) error.payment = this.payment;
     return { error };
   }
 
@@ -134,7 +161,9 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
 
   /** The headers of each body: content type, Retry-After from the same number as the body, Vary: Accept. */
   headers(kind: ErrorBodyKind = 'envelope'): Record<string, string> {
-    return errorHeaders(kind, this.retryAfter);
+    const headers = errorHeaders(kind, this.retryAfter);
+    // What to pay goes on every answer of the 402, the page included: x402 clients send Accept: */*, and read a price only from the header.
+    return this.payment ? { ...headers, ...paymentHeaders(this.payment, this.message) } : headers;
   }
 
   /** The body, status and headers negotiated for a caller's Accept value: the envelope, problem details, or Markdown for a caller that ranks it first. */

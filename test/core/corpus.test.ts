@@ -25,6 +25,8 @@ describe('the response corpus', () => {
       // Every field a body reports at fault is kept, in its order; one alone is the field itself.
       expect(error.errors?.map((e) => e.field)).toEqual(f.expect.fields);
       for (const fragment of f.expect.message_excludes ?? []) expect(error.message).not.toContain(fragment);
+      // What a 402 asks to be paid, whole, where the fixture says (and nothing where it does not).
+      expect(error.payment ?? null).toEqual(f.expect.payment ?? null);
       expect(validateEnvelope({ error }, { received: true }).errors).toEqual([]);
       // When the response gave what the code's retry word needs, the envelope meets the full contract.
       const needs = RETRY_WORDS[error.retry].requires as readonly string[];

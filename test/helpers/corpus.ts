@@ -12,6 +12,8 @@ export interface FixtureExpect {
   retry_after: number | null;
   message?: string;
   message_excludes?: string[];
+  /** What a 402 asks to be paid (the envelope's payment), when it says. */
+  payment?: unknown;
   fields?: string[];
 }
 
