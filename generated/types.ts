@@ -77,7 +77,7 @@ export interface FieldError {
 }
 
 /**
- * RFC 9457 problem details with the extension members code, next_step, retry, param and retry_after_seconds. Media type application/problem+json.
+ * RFC 9457 problem details with the extension members code, next_step, retry, param and retry_after_seconds, and Cloudflare's retryable and retry_after for agents written against its agent error responses. Media type application/problem+json.
  */
 export interface Problem {
   /**
@@ -111,6 +111,14 @@ export interface Problem {
    * Seconds to wait before retrying; the same number goes out as the Retry-After header.
    */
   retry_after_seconds?: number;
+  /**
+   * Cloudflare's member for the same decision (its agent error responses, https://developers.cloudflare.com/fundamentals/reference/error-responses/): whether the same request may succeed later, true exactly when next_step is wait.
+   */
+  retryable?: boolean;
+  /**
+   * Cloudflare's member for the delay: the same number as retry_after_seconds and Retry-After, present when the problem carries a delay.
+   */
+  retry_after?: number;
   /**
    * Several parameter errors at once (RFC 9457 section 3 shows an errors array for this).
    *

@@ -15,7 +15,7 @@ import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { readable } from './inflate.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Pass, type Resolved } from './policy.js';
+import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Pass, type PaymentHeaders, type Resolved } from './policy.js';
 import type { KeptAnswer } from './store.js';
 
 /**
@@ -43,6 +43,22 @@ function fieldsOf(headers: Options['headers']): HeadersInput {
   const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < headers.length; i += 2) pairs.push([String(headers[i]), String(headers[i + 1])]);
   return pairs;
+}
+
+/** Request headers with the payment hook's set on them (replacing any of the same name), as the flat list undici takes. */
+function withPaid(headers: Options['headers'], paid: PaymentHeaders): string[] {
+  const replaced = new Set(Object.keys(paid).map((name) => name.toLowerCase()));
+  const flat: string[] = [];
+  const source = fieldsOf(headers);
+  if (source !== null && source !== undefined && typeof source === 'object') {
+    const entries: Iterable<readonly [unknown, unknown]> = Symbol.iterator in source ? (source as Iterable<readonly [unknown, unknown]>) : Object.entries(source);
+    for (const [name, value] of entries) {
+      if (replaced.has(String(name).toLowerCase())) continue;
+      for (const one of Array.isArray(value) ? value : [value]) if (one !== undefined && one !== null) flat.push(String(name), String(one));
+    }
+  }
+  for (const [name, value] of Object.entries(paid)) flat.push(name, value);
+  return flat;
 }
 
 /** The body of a request and how to send it again: as it is (none, a string, bytes), as recorded (an async iterable, fetch's), or never (a stream, a form). */
@@ -157,30 +173,30 @@ class Exchange {
     }
   }
 
-  /** Sends the request once more, after `seconds` and what the store then says. */
-  async again(seconds: number, body: Options['body']): Promise<void> {
+  /** Sends the request once more, after `seconds` and what the store then says; with the headers that pay it, after a 402 the hook paid. */
+  async again(seconds: number, body: Options['body'], paid: PaymentHeaders | null = null): Promise<void> {
     try {
       await this.rules.sleep(seconds * 1000, this.stop.signal);
       if (this.stop.signal.aborted) throw this.stop.signal.reason;
-      await this.admitted(body);
+      await this.admitted(body, paid);
     } catch (error) {
       this.fail(error as Error);
     }
   }
 
-  async admitted(body: Options['body']): Promise<void> {
+  async admitted(body: Options['body'], paid: PaymentHeaders | null = null): Promise<void> {
     if (this.key !== null) {
       const { rules } = this;
       const answer = await admit({ store: rules.store, key: this.key, url: this.url!, attempts: this.attempts, allowed: this.allowed, now: rules.now, sleep: rules.sleep, signal: this.stop.signal });
       if ('error' in answer) return this.fromMemory(answer.error, answer.answer);
       this.#pass = answer.pass;
     }
-    this.call(body);
+    this.call(body, paid);
   }
 
-  call(body: Options['body']): void {
+  call(body: Options['body'], paid: PaymentHeaders | null = null): void {
     this.attempts.calls += 1;
-    this.dispatch({ ...this.opts, body }, new Call(this));
+    this.dispatch(paid ? { ...this.opts, body, headers: withPaid(this.opts.headers, paid) } : { ...this.opts, body }, new Call(this));
   }
 
   /** Reports the current call's answer to the store, once: what it asked for and announced, or that none came. */
@@ -194,7 +210,7 @@ class Exchange {
    * What to do after an error response: the seconds to wait before sending the request again (and
    * the body to send), or null to hand the response over. Never throws.
    */
-  async judge(status: number, headers: IncomingHttpHeaders, held: Buffer, whole: boolean): Promise<{ seconds: number; body: Options['body'] } | null> {
+  async judge(status: number, headers: IncomingHttpHeaders, held: Buffer, whole: boolean): Promise<{ seconds: number; body: Options['body']; paid?: PaymentHeaders } | null> {
     try {
       // The names as a dispatcher gives them, in whatever case a handler before this one wrote them.
       const fields = toHeaders(headers);
@@ -208,12 +224,20 @@ class Exchange {
       await this.report(headers, error, keptAnswer(status, headers, body, whole && body !== null));
       const again = this.body.again();
       if (again === undefined) return null;
+      // A 402 that says what to pay: the agent's hook decides, once per request.
+      const paid = await payWith('agentUndici', this.rules.options.onPaymentRequired, error, this.attempts, this.allowed, { url: this.url?.href ?? String(this.opts.path), method: this.opts.method });
+      if (paid) return { seconds: 0, body: again, paid };
       const seconds = nextWait(error, this.attempts, this.allowed);
       return seconds === null ? null : { seconds, body: again };
-    } catch {
+    } catch (error) {
+      // The hook's own failure (or refused headers) ends the request with it, as on every other host.
+      if (this.paymentFailure === undefined && error instanceof Error && this.attempts.paid) this.paymentFailure = error;
       return null;
     }
   }
+
+  /** What the payment hook threw (or why its headers were refused), which ends the request. */
+  paymentFailure: Error | undefined;
 
   start(context: unknown): void {
     if (this.#started) return;
@@ -331,6 +355,7 @@ class Call implements Handler {
     const { exchange } = this;
     const whole = this.#ended !== null && 'trailers' in this.#ended;
     const next = await exchange.judge(this.#status, this.#headers, Buffer.concat(this.#held), whole);
+    if (next === null && exchange.paymentFailure !== undefined) exchange.relay.abort(exchange.paymentFailure);
     if (next === null && !exchange.stop.signal.aborted) return this.#handOver();
     // Sent again, or the caller gave up: what is left of this response is not read.
     this.#mode = 'drop';
@@ -338,7 +363,7 @@ class Call implements Handler {
     exchange.relay.target = null;
     if (this.#ended === null) this.#controller?.abort(new Error('agent-errors: the response was dropped'));
     if (next === null) return exchange.fail(exchange.stop.signal.reason as Error);
-    return exchange.again(next.seconds, next.body);
+    return exchange.again(next.seconds, next.body, next.paid ?? null);
   }
 
   /** The response to the caller, whole: the bytes held, then how it ended or the rest as it arrives. */

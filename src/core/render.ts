@@ -30,6 +30,9 @@ export function problemFrom(error: EnvelopeError, status: number, options: Probl
   if (options.instance !== undefined) problem.instance = options.instance;
   if (error.field !== null) problem.param = error.field;
   if (error.retry_after !== null) problem.retry_after_seconds = error.retry_after;
+  // What an agent written against Cloudflare's agent error responses acts on: retryable, and its retry_after.
+  problem.retryable = problem.next_step === 'wait';
+  if (error.retry_after !== null) problem.retry_after = error.retry_after;
   if (error.payment) problem.payment = error.payment;
   if (error.errors && error.errors.length > 0) {
     problem.errors = error.errors.map((e) => ({ param: e.field, code: e.code, detail: e.message })) as Problem['errors'];

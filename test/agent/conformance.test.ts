@@ -368,6 +368,29 @@ export const CASES: readonly Case[] = [
     },
   },
 
+  {
+    name: 'a 402 with a price (pay-per-crawl): paid once through onPaymentRequired (2 calls, the second carrying its headers); without the hook handed back in 1 call',
+    skip: (host) => (host.takes.has('onPaymentRequired') ? null : `${host.name} takes no onPaymentRequired`),
+    async run({ site, make }) {
+      const s = await site((_n, req): Answer =>
+        req.headers['crawler-exact-price'] === 'USD 0.01'
+          ? { status: 200, headers: { 'content-type': 'text/plain', 'crawler-charged': 'USD 0.01' }, body: 'the article' }
+          : { status: 402, headers: { 'content-type': 'text/plain', 'crawler-price': 'USD 0.01' }, body: 'Payment Required' },
+      );
+      const shown: unknown[] = [];
+      const paid = await make({ onPaymentRequired: (payment) => (shown.push(payment), { 'crawler-exact-price': `${payment.price!.currency} ${payment.price!.amount}` }) }).request(s.url);
+      expect([paid.ok, paid.status, s.calls()]).toEqual([true, 200, 2]);
+      expect(shown).toEqual([{ protocol: 'pay-per-crawl', version: 1, options: [], price: { amount: '0.01', currency: 'USD' } }]);
+      const unpaid = await make().request(s.url);
+      expect([unpaid.ok, unpaid.status, unpaid.code, s.calls()]).toEqual([false, 402, 'payment_required', 3]);
+      // Paid at most once: a site that keeps asking gets one payment, then the error back.
+      const stubborn = await site(() => ({ status: 402, headers: { 'content-type': 'text/plain', 'crawler-price': 'USD 0.01' }, body: 'Payment Required' }));
+      let payments = 0;
+      const refused = await make({ maxCalls: 5, onPaymentRequired: () => (payments++, { 'crawler-exact-price': 'USD 0.01' }) }).request(stubborn.url);
+      expect([refused.ok, refused.code, payments, stubborn.calls()]).toEqual([false, 'payment_required', 1, 2]);
+    },
+  },
+
   // ---- options, checked when the host is made ----
   optionCase('maxWaitSeconds', '30'),
   optionCase('maxCalls', -1),
@@ -376,6 +399,7 @@ export const CASES: readonly Case[] = [
   optionCase('scope', 'https://x'),
   optionCase('bodyTimeoutSeconds', 'big'),
   optionCase('errorsIn2xx', 'yes'),
+  optionCase('onPaymentRequired', 'pay'),
 ];
 
 /** A cut-off success: Content-Length says more than is sent, then the socket goes. */

@@ -15,6 +15,7 @@ import { failureOf, createAgentClient, agentFetch, fromResponse, SOURCE_HEADER, 
 import { fetchPage, type FetchPageOptions } from '../../src/agent/fetcher.js';
 import { agentGot, type AgentGotOptions } from '../../src/agent/got.js';
 import { agentUndici, type AgentUndiciOptions } from '../../src/agent/undici.js';
+import type { Payment } from '../../src/index.js';
 
 /** The options every host is made with; each takes the ones it knows (Host.takes). */
 export interface HostOptions {
@@ -32,6 +33,8 @@ export interface HostOptions {
   readonly maxCopyBytes?: number;
   /** Whether a 2xx JSON answer to a POST is read for an error inside it (the client, the drop-in, the fetcher, the undici interceptor). */
   readonly errorsIn2xx?: boolean;
+  /** Decides whether to pay a 402 that says what to pay: the headers that pay it, or nothing. */
+  readonly onPaymentRequired?: (payment: Payment, request: { readonly url: string; readonly method: string }) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>;
 }
 
 export type OptionName = keyof HostOptions;
@@ -202,7 +205,7 @@ const asClient = (o: HostOptions) => o as AgentClientOptions;
 function dropIn(name: string, fetchOf: (options: HostOptions) => (url: string, init: RequestInit) => Promise<Response>): Host {
   return {
     name,
-    takes: takes(...RULES, 'fetch', 'errorsIn2xx'),
+    takes: takes(...RULES, 'fetch', 'errorsIn2xx', 'onPaymentRequired'),
     refuses: 'create',
     memory: 'site',
     noResponse: 'reject',
@@ -229,7 +232,7 @@ function dropIn(name: string, fetchOf: (options: HostOptions) => (url: string, i
 export const HOSTS: readonly Host[] = [
   {
     name: 'createAgentClient',
-    takes: takes(...RULES, 'fetch', 'errorsIn2xx'),
+    takes: takes(...RULES, 'fetch', 'errorsIn2xx', 'onPaymentRequired'),
     refuses: 'create',
     memory: 'result',
     noResponse: 'result',
@@ -267,7 +270,7 @@ export const HOSTS: readonly Host[] = [
   dropIn('agentFetch in ky', (options) => ky.create({ fetch: agentFetch(asClient(options)), retry: 0, throwHttpErrors: false, timeout: false })),
   {
     name: 'fetchPage',
-    takes: takes(...RULES, 'fetch', 'maxCopyBytes', 'errorsIn2xx'),
+    takes: takes(...RULES, 'fetch', 'maxCopyBytes', 'errorsIn2xx', 'onPaymentRequired'),
     refuses: 'call',
     memory: 'result',
     noResponse: 'result',
@@ -313,7 +316,7 @@ export const HOSTS: readonly Host[] = [
   },
   {
     name: 'agentUndici (undici)',
-    takes: takes(...RULES, 'errorsIn2xx'),
+    takes: takes(...RULES, 'errorsIn2xx', 'onPaymentRequired'),
     refuses: 'create',
     memory: 'site',
     noResponse: 'reject',

@@ -95,6 +95,8 @@ describe('the dialects and their decoding', () => {
     expect(JSON.parse(renderDialect('problem', FAILURES.rate_limited()).body)).toEqual({
       type: 'https://api.example.com/problems/rate_limited', title: 'Too many requests', status: 429, detail: '60 requests per minute per key',
       code: 'rate_limited', next_step: 'wait', retry: 'after_delay', retry_after_seconds: 30,
+      // Beside the seed's members, Cloudflare's for agents written against its agent error responses.
+      retryable: true, retry_after: 30,
     });
     const google = JSON.parse(renderDialect('google', FAILURES.rate_limited()).body);
     expect(google.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' });
