@@ -34,7 +34,7 @@ const FIXTURE = join(ROOT, 'test', 'fixtures', 'pack');
 /**
  * What a consumer of every subpath installs beside the package: the optional peers its code imports
  * (express, fastify, hono; vitest for the matchers), the clients the documentation's examples plug
- * into (openai, undici, ky, got, axios and axios-retry, redis), Koa and NestJS, and the types a strict TypeScript
+ * into (openai, undici, ky, got, axios and axios-retry, redis, the x402 client), Koa and NestJS, and the types a strict TypeScript
  * project needs (@types/node for node:http and fetch; @types/express, since Express 5 ships none).
  * Not better-sqlite3, a native module whose install fetches a binary: the disk store's example is
  * type-checked only. Nor ajv, jsonc-parser or json-schema-to-typescript: nothing here runs codegen.
@@ -45,6 +45,8 @@ const CONSUMER_INSTALLS = [
   ...['openai', 'undici', 'ky', 'got', 'axios', 'axios-retry', 'redis'],
   // The Koa and NestJS adapters' types name their frameworks' (their examples are type-checked only).
   ...['koa', '@types/koa', '@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs'],
+  // The x402 client the payment hook's example wires (type-checked only: it pays a real site).
+  ...['@x402/fetch', '@x402/evm', '@x402/core', 'viem'],
 ];
 
 /** The pages whose examples are checked: README.md and every page of docs/. */
