@@ -9,7 +9,7 @@ import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
 import { hold } from './body.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, nextWait, resolveOptions, settle, type AgentClientOptions, type Pass } from './policy.js';
+import { admit, allowance, freshAttempts, isIdempotent, nextWait, payWith, resolveOptions, settle, type AgentClientOptions, type Pass, type PaymentHeaders } from './policy.js';
 
 /** Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config sets. */
 export type AgentAxiosOptions = Omit<AgentClientOptions, 'fetch' | 'accept' | 'errorsIn2xx'>;
@@ -104,6 +104,8 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
     const allowed = allowance(options, isIdempotent(config.method, config.headers as HeadersInput) && !once(config.data));
     const attempts = freshAttempts();
     const signal = config.signal instanceof AbortSignal ? config.signal : undefined;
+    // The headers the payment hook paid a 402 with, sent on the one call after it.
+    let paying: PaymentHeaders | null = null;
     for (;;) {
       const admitted = await admit({ store, key, url, attempts, allowed, now, sleep, signal });
       if ('error' in admitted) {
@@ -117,8 +119,10 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
       let refused: AxiosError | undefined;
       // The body is read here, bounded, when the adapter can stream it: asked for as a stream.
       const streamed = READ_HERE.has(config.responseType);
+      const sent = paying ? { ...config, headers: AxiosHeaders.from(config.headers).set(paying) } : config;
+      paying = null;
       try {
-        response = await inner(streamed ? { ...config, responseType: 'stream' } : config);
+        response = await inner(streamed ? { ...sent, responseType: 'stream' } : sent);
       } catch (error) {
         if (!axios.isAxiosError(error) || !error.response) {
           await settle(store, key, pass, undefined, undefined, now());
@@ -139,6 +143,12 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
       const bytes = read ? read.bytes : bytesOf(response.data);
       const { error } = fromResponse(response.status, headers, read ? bytes : response.data, { now: now() });
       await settle(store, key, pass, { headers }, error, now(), keptAnswer(response.status, headers, bytes, read ? read.whole : bytes !== null));
+      // A 402 that says what to pay: the agent's hook decides, once per request (a body that cannot be sent again is not).
+      paying = once(config.data) ? null : await payWith('agentAxios', options.onPaymentRequired, error, attempts, allowed, { url: url.href, method: (config.method ?? 'get').toUpperCase() });
+      if (paying) {
+        read?.discard();
+        continue;
+      }
       const seconds = once(config.data) ? null : nextWait(error, attempts, allowed);
       if (seconds === null) {
         if (refused) throw refused;

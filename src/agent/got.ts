@@ -11,7 +11,7 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { decodedLimit, readable } from './inflate.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, nextWait, remember, resolveOptions, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass } from './policy.js';
+import { admit, allowance, freshAttempts, isIdempotent, nextWait, payWith, remember, resolveOptions, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass, type PaymentHeaders } from './policy.js';
 
 /** Options of agentGot: the client's, but for the fetch and Accept, which got's own options set; got sleeps a told wait itself, `sleep` a remembered one. */
 export type AgentGotOptions = Omit<AgentClientOptions, 'fetch' | 'accept' | 'errorsIn2xx'>;
@@ -40,6 +40,8 @@ interface Progress {
   cut?: Cut | undefined;
   /** The Content-Encoding of the current call's error body, which this binding decodes instead of got (bounded). */
   encoding?: string | undefined;
+  /** The headers the payment hook paid a 402 with, for the one call after it. */
+  paying?: PaymentHeaders | undefined;
 }
 const PROGRESS = Symbol('agent-errors');
 
@@ -154,6 +156,10 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
         if (response.statusCode < 400) return 0;
         attempts.calls = attemptCount;
         const found = progress.found ?? fromResponse(response.statusCode, response.headers, response.rawBody ?? response.body, { now: now() }).error;
+        // A 402 that says what to pay: the agent's hook decides, once per request; beforeRequest sends what it paid with.
+        const url = error.options.url;
+        progress.paying = (await payWith('agentGot', options.onPaymentRequired, found, attempts, allowed, { url: url instanceof URL ? url.href : String(url ?? ''), method: String(error.options.method) })) ?? undefined;
+        if (progress.paying) return 1;
         const seconds = nextWait(found, attempts, allowed);
         // got reads 0 as "do not retry", so a retry at once waits a millisecond.
         return seconds === null ? 0 : Math.max(1, seconds * 1000);
@@ -174,6 +180,10 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
           if (!(got.url instanceof URL)) return;
           const progress = progressOf(got);
           progress.key = scopeOf(got.url);
+          if (progress.paying) {
+            for (const [name, value] of Object.entries(progress.paying)) got.headers[name.toLowerCase()] = value;
+            progress.paying = undefined;
+          }
           progress.cut = undefined;
           progress.encoding = undefined;
           const answer = await admit({ store, key: progress.key, url: got.url, attempts: progress.attempts, allowed: progress.allowed, now, sleep, signal: got.signal });
