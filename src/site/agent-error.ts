@@ -166,6 +166,16 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     return this.payment ? { ...headers, ...paymentHeaders(this.payment, this.message) } : headers;
   }
 
+  /**
+   * What a page of this error carries besides the page's own headers, when the app renders it
+   * itself: Retry-After from the same number as the body, and what to pay (x402's PAYMENT-REQUIRED,
+   * pay-per-crawl's crawler-price).
+   */
+  pageHeaders(): Record<string, string> {
+    const headers: Record<string, string> = this.retryAfter === null ? {} : { 'retry-after': String(this.retryAfter) };
+    return this.payment ? { ...headers, ...paymentHeaders(this.payment, this.message) } : headers;
+  }
+
   /** The body, status and headers negotiated for a caller's Accept value: the envelope, problem details, or Markdown for a caller that ranks it first. */
   render(accept: string | null | undefined, base?: string): { status: number; headers: Record<string, string>; body: string } {
     const kind = errorBodyKind(accept);

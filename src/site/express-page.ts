@@ -17,12 +17,12 @@ export function follows(req: IncomingMessage, handler: unknown): boolean {
   return at >= 0 && stack.slice(at + 1).some((layer) => layer.handle?.length === 4);
 }
 
-/** Makes the app's own page of a thrown AgentError go out with the error's status and Retry-After, whatever status the page sets, as an error page (a redirect stays one). */
+/** Makes the app's own page of a thrown AgentError go out with the error's status and page headers (Retry-After, what to pay), whatever status the page sets, as an error page (a redirect stays one). */
 export function asErrorPage(res: ServerResponse, error: AgentError): void {
   const writeHead = res.writeHead;
   res.statusCode = error.status;
   res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
-    if (status >= 400 && error.retryAfter !== null) this.setHeader('retry-after', String(error.retryAfter));
+    if (status >= 400) for (const [name, value] of Object.entries(error.pageHeaders())) this.setHeader(name, value);
     return Reflect.apply(writeHead, this, [status < 400 ? status : error.status, ...rest]);
   } as typeof writeHead;
 }

@@ -77,8 +77,8 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     if (reply.statusCode < 400 || rendered.has(reply)) return done(null, payload);
     const error = thrown.get(reply);
     if (!isAgentRequest({ headers: request.headers })) {
-      // A browser's error page as the app made it, with Accept in its Vary, and a thrown AgentError's status and Retry-After.
-      if (error) reply.code(error.status).headers(error.retryAfter === null ? {} : { 'retry-after': String(error.retryAfter) });
+      // A browser's error page as the app made it, with Accept in its Vary, and a thrown AgentError's status and page headers.
+      if (error) reply.code(error.status).headers(error.pageHeaders());
       reply.header('vary', varyAccept(reply.getHeader('vary')));
       return done(null, payload);
     }

@@ -121,13 +121,13 @@ export function convertAnyResponse(response: Response, facts: RequestFacts, opti
 
 /**
  * A browser's error Response as the app made it, its body streamed on, with Accept merged into its
- * Vary; for the page of a thrown AgentError, that error's status and Retry-After. A copy: the headers
+ * Vary; for the page of a thrown AgentError, that error's status and page headers. A copy: the headers
  * of a Response may not change (a fetch() response's).
  */
 export function browserError(response: Response, error?: AgentError): Response {
   const headers = new Headers(response.headers);
   headers.set('vary', varyAccept(headers.get('vary')));
-  if (error?.retryAfter != null) headers.set('retry-after', String(error.retryAfter));
+  for (const [name, value] of Object.entries(error?.pageHeaders() ?? {})) headers.set(name, value);
   return new Response(response.body, { status: error?.status ?? response.status, statusText: error ? undefined : response.statusText, headers });
 }
 

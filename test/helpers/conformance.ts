@@ -17,6 +17,8 @@ import Koa from 'koa';
 import { expect } from 'vitest';
 import { CODES, validateEnvelope } from '../../src/index.js';
 import { fromResponse } from '../../src/core/from-response.js';
+import { base64Json, x402RequirementsOf } from '../../src/core/payment.js';
+import type { Payment } from '../../src/index.js';
 import { agentError, isAgentError, type AgentError } from '../../src/site/agent-error.js';
 import { agentFriendlyExpressErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendlyFastify } from '../../src/site/fastify.js';
@@ -92,6 +94,16 @@ export const GONE_MESSAGE = 'Sold <b>out</b> & "gone"';
 
 const chunked = (text: string, size: number): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
 
+/** What /pay-page and /pay-thrown ask to be paid: 0.01 USDC on Base Sepolia, as x402 clients sign it. */
+export const PAYMENT: Payment = {
+  protocol: 'x402',
+  version: 2,
+  resource: { url: 'https://shop.example/report', description: 'The sales report', mime_type: 'application/json' },
+  options: [{ scheme: 'exact', network: 'eip155:84532', asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', amount: '10000', pay_to: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', max_timeout_seconds: 300, extra: { name: 'USDC', version: '2' } }],
+};
+/** The PAYMENT-REQUIRED header an app's x402 middleware sends for PAYMENT (base64 of x402's PaymentRequired). */
+const PAYMENT_REQUIRED = base64Json(x402RequirementsOf(PAYMENT, 'Payment required'));
+
 /** A contract body the app sends itself. */
 const ALREADY = JSON.stringify({ error: { code: 'out_of_stock', message: 'Gone', field: null, retry: 'no', retry_after: null } });
 
@@ -107,7 +119,9 @@ export const ROUTES: readonly Route[] = [
   { path: '/stray', kind: 'page', status: 404, contentType: 'text/html', body: '<title>Withdrawn</title>', headers: { 'retry-after': '5' } },
   { path: '/already', kind: 'page', status: 409, contentType: 'application/json', body: ALREADY },
   { path: '/stream-error', kind: 'stream', status: 500, contentType: 'text/html', chunks: ['<html><head><title>Broken stream</title></head><body>', ...chunked('x'.repeat(64 * 1024), 8 * 1024), '</body></html>'] },
+  { path: '/pay-page', kind: 'page', status: 402, contentType: 'application/json', body: '{}', headers: { 'payment-required': PAYMENT_REQUIRED } },
   { path: '/slow-down', kind: 'throw', error: () => agentError('rate_limited', { retryAfter: 30, message: 'Slow down' }) },
+  { path: '/pay-thrown', kind: 'throw', error: () => agentError('payment_required', { payment: PAYMENT }) },
   { path: '/fix', kind: 'throw', error: () => agentError('missing_field', { field: 'currency' }) },
   { path: '/gone', kind: 'throw', error: () => agentError('out_of_stock', { message: GONE_MESSAGE }) },
   { path: '/boom', kind: 'throw', error: () => new TypeError('secret db password') },
@@ -469,6 +483,24 @@ export const CASES: readonly Case[] = [
       }
       const browser = await get('/nowhere', BROWSER);
       expect(browser.headers.get('content-type') ?? '').not.toMatch(/markdown/);
+    },
+  },
+  {
+    name: "a 402 that says what to pay (an app's x402 answer, a thrown payment_required): the agent gets the payment in every body with PAYMENT-REQUIRED kept; a browser, the header too",
+    async run({ get }) {
+      for (const path of ['/pay-page', '/pay-thrown']) {
+        for (const headers of [AGENT, PROBLEM, MARKDOWN]) {
+          const agent = await get(path, headers);
+          expect(agent.status, `${path} ${headers.accept}`).toBe(402);
+          const read = fromResponse(agent.status, Object.fromEntries(agent.headers), await agent.clone().text());
+          expect(read.error).toMatchObject({ code: 'payment_required', retry: 'pay', payment: PAYMENT });
+          // The header alone says it, as @x402/fetch reads a version 2 price.
+          expect(fromResponse(402, { 'payment-required': agent.headers.get('payment-required') ?? '' }, '').error.payment, `${path} ${headers.accept}`).toEqual(PAYMENT);
+          await expectContract(agent, 'payment_required');
+        }
+        const browser = await get(path, BROWSER);
+        expect([browser.status, fromResponse(402, { 'payment-required': browser.headers.get('payment-required') ?? '' }, '').error.payment]).toEqual([402, PAYMENT]);
+      }
     },
   },
   {
