@@ -56,7 +56,8 @@ function decodeHeader(value: string | null): Record<string, unknown> | null {
   if (trimmed.length === 0 || trimmed.length > MAX_HEADER || trimmed.length % 4 !== 0 || !BASE64.test(trimmed)) return null;
   try {
     const binary = atob(trimmed);
-    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
     const parsed: unknown = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
     return isRecord(parsed) ? parsed : null;
   } catch {
