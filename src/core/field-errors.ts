@@ -317,16 +317,19 @@ const FIELD_SENTENCES: readonly RegExp[] = [
   /\bbody\.([\w-]{1,64}(?:\.[\w-]{1,64}){0,15}) should be /,
 ];
 
-/** The field a message names in a sentence shape vendors use, or null. */
-export function fieldInMessage(message: string | null): string | null {
+/** What the first of `sentences` that matches a message's first 2,000 characters captures, or null. */
+function captured(sentences: readonly RegExp[], message: string | null): string | null {
   if (message === null) return null;
   const text = message.slice(0, 2000);
-  for (const pattern of FIELD_SENTENCES) {
+  for (const pattern of sentences) {
     const found = pattern.exec(text);
     if (found) return found[1]!;
   }
   return null;
 }
+
+/** The field a message names in a sentence shape vendors use, or null. */
+export const fieldInMessage = (message: string | null): string | null => captured(FIELD_SENTENCES, message);
 
 // Refusals that name the access scope they lack, in the words Shopify uses: its REST API's "[API]
 // This action requires merchant approval for write_script_tags scope." and its GraphQL Admin API's
@@ -335,12 +338,4 @@ export function fieldInMessage(message: string | null): string | null {
 const SCOPE_SENTENCES: readonly RegExp[] = [/\brequires merchant approval for ([a-z][a-z0-9_]{0,63}) scope\b/, /\bRequired access: [`"]([a-z][a-z0-9_]{0,63})[`"] access scope\b/];
 
 /** The access scope a refusal's message says it lacks, or null. */
-export function scopeInMessage(message: string | null): string | null {
-  if (message === null) return null;
-  const text = message.slice(0, 2000);
-  for (const pattern of SCOPE_SENTENCES) {
-    const found = pattern.exec(text);
-    if (found) return found[1]!;
-  }
-  return null;
-}
+export const scopeInMessage = (message: string | null): string | null => captured(SCOPE_SENTENCES, message);
