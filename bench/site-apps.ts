@@ -33,8 +33,8 @@ export const CASES = ['json', 'stream', '404'] as const;
 export type Case = (typeof CASES)[number];
 export const PATHS: Readonly<Record<Case, string>> = { json: '/json', stream: '/stream', '404': '/missing' };
 
-/** What an agent sends (test/site/*.test.ts's AGENT): it ranks Markdown first, so AgentFriendly answers it. */
-export const AGENT_ACCEPT = 'text/markdown, text/html, */*';
+/** What an agent client sends (test/site/*.test.ts's AGENT): it ranks JSON first, so AgentFriendly answers it with the envelope. */
+export const AGENT_ACCEPT = 'application/json, text/markdown, text/html, */*';
 
 export const CHUNK_BYTES = 64 * 1024;
 export const CHUNKS = 16;

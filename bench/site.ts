@@ -21,7 +21,7 @@
 // rest). Two of each side, because two processes of the same code differ here by up to a few
 // percent, as much as the 3% the targets allow.
 //
-// Cases, every request sent with an agent's Accept (text/markdown, text/html, */*), so the wrapped
+// Cases, every request sent with an agent's Accept (application/json, text/markdown, text/html, */*), so the wrapped
 // app takes its agent path on every request (a browser's request is let through with one Accept check):
 //   json     GET /json, 200 with a 1 KB JSON body.                   Target: wrapped / bare >= 0.97
 //   stream   GET /stream, 200 with 1 MiB streamed in 64 KiB chunks,  Target: wrapped / bare >= 0.97

@@ -9,10 +9,13 @@ import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
 import { hold } from './body.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, nextWait, payWith, resolveOptions, settle, type AgentClientOptions, type Pass, type PaymentHeaders } from './policy.js';
+import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, resolveOptions, saysError, settle, type AgentClientOptions, type Pass, type PaymentHeaders } from './policy.js';
 
-/** Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config sets. */
-export type AgentAxiosOptions = Omit<AgentClientOptions, 'fetch' | 'accept' | 'errorsIn2xx'>;
+/**
+ * Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config
+ * sets. errorsIn2xx (default false) reads a success that may carry an error (maySayError) for one.
+ */
+export type AgentAxiosOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
 
 /** The URL of a request's config, resolved against its baseURL, or null. */
 function urlOf(config: InternalAxiosRequestConfig): URL | null {
@@ -61,8 +64,9 @@ async function readStreamed(response: AxiosResponse, config: InternalAxiosReques
     } catch (error) {
       throw axios.isAxiosError(error) ? error : AxiosError.from(error, AxiosError.ERR_BAD_RESPONSE, config, response.request, response);
     }
-    response.data = asData(Buffer.concat(chunks), config);
-    return { bytes: null, whole: true, discard: () => undefined };
+    const whole = Buffer.concat(chunks);
+    response.data = asData(whole, config);
+    return { bytes: whole, whole: true, discard: () => undefined };
   }
   const { Readable } = await import('node:stream');
   const held = await hold(new Response(Readable.toWeb(source as InstanceType<typeof Readable>) as ReadableStream<Uint8Array>), MAX_BODY_BYTES, bodyTimeoutMs);
@@ -135,7 +139,10 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
       response.config = config;
       const read = streamed && isNodeStream(response.data) ? await readStreamed(response, config, bodyTimeoutMs) : null;
       const headers = response.headers as HeadersInput;
-      if (response.status < 400) {
+      // A success, unless errorsIn2xx asks and its body is an error all the same (a GraphQL or JSON-RPC error, S3's <Error>).
+      const method = (config.method ?? 'get').toUpperCase();
+      const contentType = response.headers['content-type'];
+      if (response.status < 400 && !(options.errorsIn2xx === true && maySayError(method, response.status, typeof contentType === 'string' ? contentType : null) && saysError(read ? read.bytes : bytesOf(response.data), read ? read.whole : true))) {
         await settle(store, key, pass, { headers }, undefined, now());
         if (refused) throw refused;
         return response;
@@ -144,7 +151,7 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
       const { error } = fromResponse(response.status, headers, read ? bytes : response.data, { now: now() });
       await settle(store, key, pass, { headers }, error, now(), keptAnswer(response.status, headers, bytes, read ? read.whole : bytes !== null));
       // A 402 that says what to pay: the agent's hook decides, once per request (a body that cannot be sent again is not).
-      paying = once(config.data) ? null : await payWith('agentAxios', options.onPaymentRequired, error, attempts, allowed, { url: url.href, method: (config.method ?? 'get').toUpperCase() });
+      paying = once(config.data) ? null : await payWith('agentAxios', options.onPaymentRequired, error, attempts, allowed, { url: url.href, method });
       if (paying) {
         read?.discard();
         continue;

@@ -11,10 +11,10 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { decodedLimit, readable } from './inflate.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, nextWait, payWith, remember, resolveOptions, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass, type PaymentHeaders } from './policy.js';
+import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, remember, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass, type PaymentHeaders } from './policy.js';
 
 /** Options of agentGot: the client's, but for the fetch and Accept, which got's own options set; got sleeps a told wait itself, `sleep` a remembered one. */
-export type AgentGotOptions = Omit<AgentClientOptions, 'fetch' | 'accept' | 'errorsIn2xx'>;
+export type AgentGotOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
 
 /** An error body cut at MAX_BODY_BYTES or bodyTimeoutSeconds: what arrived, decoded, and the error it was read as. */
 interface Cut {
@@ -42,6 +42,8 @@ interface Progress {
   encoding?: string | undefined;
   /** The headers the payment hook paid a 402 with, for the one call after it. */
   paying?: PaymentHeaders | undefined;
+  /** The seconds to wait before sending the request again, for an error inside a 2xx afterResponse found (errorsIn2xx). */
+  inside?: number | undefined;
 }
 const PROGRESS = Symbol('agent-errors');
 
@@ -135,8 +137,15 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
       limit: allowance(options, false).budget - 1,
       async calculateDelay({ attemptCount, error, computedValue }: RetryObject): Promise<number> {
         // A retry the caller's own afterResponse hook asked for is got's to make.
+        // A retry the caller's own afterResponse hook asked for is got's to make.
         if (error.name === 'RetryError') return computedValue;
         const progress = progressOf(error.options);
+        // An error inside a 2xx that afterResponse found (errorsIn2xx), with the wait the rules allow it.
+        if (progress.inside !== undefined) {
+          const seconds = progress.inside;
+          progress.inside = undefined;
+          return Math.max(1, seconds * 1000);
+        }
         const { allowed, attempts } = progress;
         if (progress.cut) {
           attempts.calls = attemptCount;
@@ -210,12 +219,29 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
             }
             Object.assign(response, { rawBody: bytes, body });
           }
-          const found = response.statusCode >= 400 ? fromResponse(response.statusCode, response.headers, response.rawBody ?? response.body, { now: now() }).error : undefined;
+          // A success is read for an error inside it only when errorsIn2xx asks (a GraphQL or JSON-RPC error, S3's <Error>).
+          const options_ = response.request.options;
+          const inside =
+            response.statusCode < 400 &&
+            options.errorsIn2xx === true &&
+            maySayError(String(options_.method).toUpperCase(), response.statusCode, response.headers['content-type'] ?? null) &&
+            saysError(response.rawBody ?? null, true);
+          const found = response.statusCode >= 400 || inside ? fromResponse(response.statusCode, response.headers, response.rawBody ?? response.body, { now: now() }).error : undefined;
           progress.found = found;
           if (key === undefined) return response;
           const body = response.rawBody ?? null;
           if (pass) await settle(store, key, pass, { headers: response.headers }, found, now(), found && keptAnswer(response.statusCode, response.headers, body, body !== null));
           else if (found) await remember(store, key, found, now());
+          if (inside && found) {
+            // got retries only what it takes for an error: a wait inside a 2xx the rules take is thrown
+            // as one, and calculateDelay waits it out; anything else is the success it came as.
+            progress.attempts.calls = response.retryCount + 1;
+            const seconds = nextWait(found, progress.attempts, progress.allowed);
+            if (seconds !== null) {
+              progress.inside = seconds;
+              throw new Error(`agent-errors: ${found.code} inside a ${response.statusCode}, waited out once (${seconds} s)`);
+            }
+          }
           return response;
         },
       ],

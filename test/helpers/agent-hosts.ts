@@ -341,7 +341,7 @@ export const HOSTS: readonly Host[] = [
   },
   {
     name: 'agentGot (got)',
-    takes: takes(...RULES, 'onPaymentRequired'),
+    takes: takes(...RULES, 'onPaymentRequired', 'errorsIn2xx'),
     refuses: 'create',
     memory: 'site',
     noResponse: 'reject',
@@ -404,7 +404,7 @@ export const HOSTS: readonly Host[] = [
   },
   {
     name: 'agentAxios (axios)',
-    takes: takes(...RULES, 'onPaymentRequired'),
+    takes: takes(...RULES, 'onPaymentRequired', 'errorsIn2xx'),
     refuses: 'create',
     memory: 'site',
     noResponse: 'reject',
