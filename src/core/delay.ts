@@ -168,7 +168,7 @@ export function resetSecondsUntil(value: string | null, clock: number): number |
 
 /** An `X-RateLimit-Reset` style value (see resetSecondsUntil) as whole seconds, rounded up, capped, never negative. */
 function resetSeconds(value: string | null, clock: Clock): number | null {
-  return value === null ? null : wholeSecondsOrNull(resetSecondsUntil(value, clock()));
+  return value === null ? null : wholeSecondsOrNull(resetSecondsUntil(value, clockTime(clock)));
 }
 
 /**
@@ -356,8 +356,15 @@ function graphqlCostSeconds(body: Record<string, unknown>): number | null {
 // All sources
 // ---------------------------------------------------------------------------------------------
 
-/** The clock a source counts dates and epochs from, made only when a source has one to count. */
-type Clock = () => number;
+/** The clock a source counts dates and epochs from, read (from the Date header, else now) only when a source has one to count. */
+interface Clock {
+  readonly fields: Fields;
+  readonly now: number | undefined;
+  counted: number | undefined;
+}
+
+/** The clock's time, read once. */
+const clockTime = (clock: Clock): number => (clock.counted ??= responseClock(clock.fields, clock.now));
 
 type Source = (headers: Fields, body: unknown, clock: Clock) => number | null;
 
@@ -366,7 +373,7 @@ const SOURCES: readonly Source[] = [
   // Retry-After (RFC 9110 10.2.3); draft-ietf-httpapi-ratelimit-headers-10 also gives it precedence over RateLimit.
   (headers, _body, clock) => {
     const value = headerValue(headers, 'retry-after');
-    return value === null ? null : retryAfterSeconds(value, clock());
+    return value === null ? null : retryAfterSeconds(value, clockTime(clock));
   },
   // retry-after-ms: float milliseconds (OpenAI API; the openai-node SDK, like other Stainless SDKs, reads it before Retry-After).
   // x-ms-retry-after-ms: Azure's, in milliseconds (azure-sdk-for-js core-rest-pipeline, retryStrategies/
@@ -446,8 +453,7 @@ export function responseClock(fields: Fields, now?: number): number {
 export function delayFrom(headers: HeadersInput, body?: unknown, now?: number): number | null {
   try {
     const fields = toHeaders(headers);
-    let counted: number | undefined;
-    const clock: Clock = () => (counted ??= responseClock(fields, now));
+    const clock: Clock = { fields, now, counted: undefined };
     for (const source of SOURCES) {
       let seconds: number | null = null;
       try {

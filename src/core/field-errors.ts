@@ -89,7 +89,16 @@ class Found {
 
 /** The first string of a list, or a string. */
 const text = (value: unknown): string | null => {
-  const candidate = Array.isArray(value) ? value.find((item) => typeof item === 'string') : value;
+  let candidate = value;
+  if (Array.isArray(value)) {
+    candidate = undefined;
+    for (const item of value) {
+      if (typeof item === 'string') {
+        candidate = item;
+        break;
+      }
+    }
+  }
   return typeof candidate === 'string' && candidate.trim() !== '' ? candidate : null;
 };
 
@@ -131,13 +140,14 @@ function readMap(node: JsonObject, prefix: string[], found: Found, depth: number
     const path = OWN_ERRORS.has(key) ? prefix : [...prefix, key];
     if (typeof value === 'string') found.add(fieldOf(path), value);
     else if (Array.isArray(value)) {
-      value.forEach((item, index) => {
+      for (let index = 0; index < value.length; index++) {
+        const item: unknown = value[index];
         if (typeof item === 'string') found.add(fieldOf(path), item);
         // Discord's {"errors": {"access_token": {"_errors": [{"code", "message"}]}}}: a node's own
         // violation items, about the node itself (https://discord.com/developers/docs/reference#error-messages).
         else if (isRecord(item) && OWN_ERRORS.has(key) && typeof own(item, 'message') === 'string') found.add(fieldOf(path), own(item, 'message') as string, own(item, 'code'));
         else if (isRecord(item)) readMap(item, [...path, String(index)], found, depth + 1);
-      });
+      }
     } else if (isRecord(value)) {
       // express-validator's mapped(): each field's value is its violation item.
       if (typeof own(value, 'msg') === 'string') readItem(value, found);
@@ -162,21 +172,30 @@ function readTree(node: JsonObject, prefix: string[], found: Found, depth: numbe
     if (isRecord(child) && key !== '_errors') readTree(child, [...prefix, key], found, depth + 1);
   }
   const items = treeify ? own(node, 'items') : undefined;
-  if (Array.isArray(items)) items.forEach((child, index) => isRecord(child) && readTree(child, [...prefix, String(index)], found, depth + 1));
+  if (Array.isArray(items)) {
+    for (let index = 0; index < items.length; index++) {
+      const child: unknown = items[index];
+      if (isRecord(child)) readTree(child, [...prefix, String(index)], found, depth + 1);
+    }
+  }
 }
 
 /** True when every member of a body is a list (or map) of sentences: a DRF or Rails scaffold body, `{email: ["..."]}`. */
 function isFieldMap(body: JsonObject, depth = 0): boolean {
+  if (depth > MAX_DEPTH) return false;
   const values = Object.values(body);
-  return (
-    depth <= MAX_DEPTH &&
-    values.length > 0 &&
-    values.every((value) =>
-      Array.isArray(value)
-        ? value.length > 0 && value.every((item) => typeof item === 'string' || (isRecord(item) && (Object.keys(item).length === 0 || isFieldMap(item, depth + 1))))
-        : isRecord(value) && isFieldMap(value, depth + 1),
-    )
-  );
+  if (values.length === 0) return false;
+  for (const value of values) {
+    if (!Array.isArray(value)) {
+      if (!(isRecord(value) && isFieldMap(value, depth + 1))) return false;
+      continue;
+    }
+    if (value.length === 0) return false;
+    for (const item of value) {
+      if (!(typeof item === 'string' || (isRecord(item) && (Object.keys(item).length === 0 || isFieldMap(item, depth + 1))))) return false;
+    }
+  }
+  return true;
 }
 
 /** The issues of a ZodError serialised by JSON.stringify: `{name: 'ZodError', message: '[{...}]'}`. */
@@ -299,9 +318,12 @@ export function violationMessage(violation: Violation): string | null {
 
 /** The envelope's `errors`, when a body reports more than one field: every violation that names one. */
 export function fieldErrors(violations: readonly Violation[]): [FieldError, ...FieldError[]] | undefined {
-  const named = violations.filter((v) => v.field !== null);
+  const named: FieldError[] = [];
+  for (const v of violations) if (v.field !== null) named.push({ field: v.field, code: v.code, message: '' });
   if (named.length < 2) return undefined;
-  return named.map((v) => ({ field: v.field!, code: v.code, message: violationMessage(v) ?? `${v.field} is not valid` })) as [FieldError, ...FieldError[]];
+  let at = 0;
+  for (const v of violations) if (v.field !== null) named[at++]!.message = violationMessage(v) ?? `${v.field} is not valid`;
+  return named as [FieldError, ...FieldError[]];
 }
 
 // Sentences that name the field they are about, in the shapes vendors write them; each pattern is

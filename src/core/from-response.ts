@@ -32,21 +32,31 @@ interface Reading {
   retry: RetryWord | null;
   /** This package's own envelope or problem, or Google's: the message is the site's own sentence for the whole error, kept over a violation's. */
   keepsMessage: boolean;
-  /** How a vendor's own words became the code, for explainResponse (made only when asked); else it says the body names the code. */
-  why: (() => string) | undefined;
+  /**
+   * How a vendor's own words became the code, for explainResponse: the vendor, the catalog table
+   * and the value it listed (its sentence made only when asked), or a sentence's maker; else the
+   * body names the code. No closure is made per response for what is almost never asked.
+   */
+  why: Why | undefined;
 }
+
+/** A vendor's value that a catalog table listed, or a maker of explainResponse's sentence. */
+type Why = readonly [vendor: string, table: string, value: string] | (() => string);
+
+/** explainResponse's sentence for a Why. */
+const whySentence = (why: Why, code: string): string => (typeof why === 'function' ? why() : `${why[0]} ${JSON.stringify(why[2].slice(0, 80))} is ${code} (the catalog's ${why[1]} table)`);
 
 /** A vendor's code as a catalog table gave it, and how (for explainResponse). */
 interface Listed {
   code: string | null;
-  why: (() => string) | undefined;
+  why: Why | undefined;
 }
 
 /**
  * A Reading, always built here in one shape: an object spread or a member left out would give the
  * readers' results many shapes, and every later read of them a slow, generic lookup.
  */
-function reading(code: string | null, field: string | null, message: string | null, retry: RetryWord | null = null, keepsMessage = false, why?: () => string): Reading {
+function reading(code: string | null, field: string | null, message: string | null, retry: RetryWord | null = null, keepsMessage = false, why?: Why): Reading {
   return { code, field, message, retry, keepsMessage, why };
 }
 
@@ -83,7 +93,7 @@ type ReaderTable = Exclude<keyof typeof READERS, 'next_step' | 'signals' | 'craw
 function firstListed(vendor: string, lookups: readonly (readonly [ReaderTable, string | null])[]): Listed {
   for (const [table, value] of lookups) {
     const code = readerCode(table, value);
-    if (code !== null) return { code, why: () => `${vendor} ${JSON.stringify(value!.slice(0, 80))} is ${code} (the catalog's ${table} table)` };
+    if (code !== null) return { code, why: [vendor, table, value!] };
   }
   return { code: null, why: undefined };
 }
@@ -544,7 +554,13 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   if (dialect) because?.push(`the body is ${dialect}`);
   // The fields a 4xx body reports at fault, in whichever framework's shape; the first that names a field leads.
   const violations: Violation[] = isError && safeStatus < 500 ? violationsOf(json) : [];
-  const primary = violations.find((violation) => violation.field !== null) ?? violations[0];
+  let primary: Violation | undefined = violations[0];
+  for (const violation of violations) {
+    if (violation.field !== null) {
+      primary = violation;
+      break;
+    }
+  }
   if (primary) because?.push(`the body reports ${violations.length} violation${violations.length === 1 ? '' : 's'}, the first of ${primary.field ?? 'no single field'}`);
 
   // A challenge wins over whatever the body says: the body is the challenge page.
@@ -561,7 +577,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     because?.push(paid.why());
   } else if (reading.code !== null) {
     code = reading.code;
-    because?.push(reading.why?.() ?? `the body names the code ${code}`);
+    because?.push(reading.why ? whySentence(reading.why, code) : `the body names the code ${code}`);
     if (code === NOT_ALLOWED && (scope = scopeInMessage(reading.message)) !== null) {
       code = READERS.signals.scope_in_message;
       because?.push(`its message names the access scope it lacks, ${scope}, so it is ${code}`);
@@ -602,8 +618,6 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   const told = because ? h.get('retry-after') : null;
   if (because && typeof told === 'string' && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a number of seconds nor an HTTP date), so it was ignored`);
   // The Bearer challenge is read only when a message or a scope is still to be found in it.
-  let parsedChallenge: ReturnType<typeof bearerChallenge> | undefined;
-  const challenge = (): ReturnType<typeof bearerChallenge> => (parsedChallenge === undefined ? (parsedChallenge = bearerChallenge(h.get('www-authenticate'))) : parsedChallenge);
   const message =
     // A price the agent cannot read is said so, not passed over as a bare "Payment Required".
     (paid?.unreadable ? `${info.title}: ${paid.unreadable}` : null) ??
@@ -613,7 +627,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     (page && informative(page.title) ? safeMessage(page.title) : null) ??
     (page && informative(page.heading) ? safeMessage(page.heading) : null) ??
     safeMessage(plainText(text, page)) ??
-    safeMessage(challenge()?.get('error_description') ?? null) ??
+    safeMessage(bearerChallenge(h.get('www-authenticate'))?.get('error_description') ?? null) ??
     STATUS_TEXT[safeStatus] ??
     info.title;
   const named =
@@ -622,7 +636,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     reading.field ??
     primary?.field ??
     // A missing scope names the scope, as the Bearer challenge gives it (RFC 6750 section 3).
-    (code === READERS.bearer_error.insufficient_scope ? (challenge()?.get('scope') ?? null) : null) ??
+    (code === READERS.bearer_error.insufficient_scope ? (bearerChallenge(h.get('www-authenticate'))?.get('scope') ?? null) : null) ??
     // A fix_input whose body names no field may name it in its sentence, in a shape vendors use.
     ((RETRY_WORDS[retry].requires as readonly string[]).includes('field') ? fieldInMessage(reading.message) : null);
   const field = named === null ? null : cleanText(named) || null;

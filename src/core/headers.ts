@@ -173,7 +173,9 @@ export function toHeaders(input: HeadersInput): Fields {
     const record = input as Record<string, unknown>;
     const names = Object.keys(record);
     // Node's IncomingHttpHeaders and most records hold lower-case names only: each is then read when asked for.
-    if (names.every((name) => name === name.toLowerCase())) return new RecordFields(record, names);
+    let lower = true;
+    for (const name of names) if (name !== name.toLowerCase()) lower = false;
+    if (lower) return new RecordFields(record, names);
     for (const name of names) appendField(headers, record, name);
   } catch {
     // A throwing iterator or proxy: keep what was read.

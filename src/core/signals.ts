@@ -100,16 +100,18 @@ export function challengeSignal(headers: Fields, page: PageSummary | null, isErr
   return null;
 }
 
+/** True when a title or heading says sold out or out of stock. */
+function saysSoldOut(text: string | null): boolean {
+  if (!text) return false;
+  const lower = text.toLowerCase();
+  return lower.includes('sold out') || lower.includes('out of stock');
+}
+
 /** True when a 4xx page's own title or main heading says the item is sold out or out of stock. */
 export function soldOut(page: PageSummary | null): boolean {
   if (!page) return false;
-  const says = (text: string | null): boolean => {
-    if (!text) return false;
-    const lower = text.toLowerCase();
-    return lower.includes('sold out') || lower.includes('out of stock');
-  };
   // Only the page's own title or h1: "sold out" in a carousel of other products says nothing.
-  return says(page.title) || says(page.heading);
+  return saysSoldOut(page.title) || saysSoldOut(page.heading);
 }
 
 // Fragments that mark a stack trace, a source path or a framework's debug dump. A message that

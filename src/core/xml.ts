@@ -24,6 +24,32 @@ function findError(element: XmlElement, depth: number): XmlElement | null {
   return null;
 }
 
+// The shape nearly every S3 and Azure Storage error has: an optional XML declaration, then <Error>
+// as the root, holding only elements of plain text. Such a document is read by two sticky patterns;
+// anything else (attributes, entities, CDATA, nesting, a wrapper, a character XML treats specially)
+// goes to the parser. A property test holds the two to the same answers on every flat document.
+const FLAT_OPEN = /\uFEFF?(?:<\?xml version="1\.0"(?: encoding="UTF-8")?\?>)?[ \t\n]*<Error>/y;
+const FLAT_CHILD = /[ \t\n]*<([A-Za-z_][A-Za-z0-9_.-]{0,63})>([^<>&\]\r\u0000-\u0008\u000b\u000c\u000e-\u001f\ud800-\udfff\ufffe\uffff]*)<\/\1>/y;
+const FLAT_CLOSE = /[ \t\n]*<\/Error>[ \t\n]*$/y;
+
+/** The children of a flat <Error> document, as xmlError gives them; undefined when the document is not flat. */
+function flatError(text: string): Record<string, string> | null | undefined {
+  FLAT_OPEN.lastIndex = 0;
+  if (!FLAT_OPEN.test(text)) return undefined;
+  const fields = new Map<string, string>();
+  let at = FLAT_OPEN.lastIndex;
+  for (;;) {
+    FLAT_CHILD.lastIndex = at;
+    const child = FLAT_CHILD.exec(text);
+    if (!child) break;
+    if (!fields.has(child[1]!)) fields.set(child[1]!, child[2]!.trim());
+    at = FLAT_CHILD.lastIndex;
+  }
+  FLAT_CLOSE.lastIndex = at;
+  if (!FLAT_CLOSE.test(text)) return undefined;
+  return fields.size > 0 ? Object.fromEntries(fields) : null;
+}
+
 /**
  * The children of an XML body's <Error> element as a record of their text (`Code`, `Message`,
  * `ArgumentName`, ...), or null when the body is no XML error document or does not parse; with
@@ -31,6 +57,12 @@ function findError(element: XmlElement, depth: number): XmlElement | null {
  */
 export function xmlError(text: string, rootOnly = false): Record<string, string> | null {
   if (!LOOKS_LIKE.test(text) || !HAS_ERROR.test(text.slice(0, 4096))) return null;
+  const flat = flatError(text);
+  return flat === undefined ? parsedError(text, rootOnly) : flat;
+}
+
+/** xmlError through the parser, for any document. Exported for the property that holds the flat reading to it. */
+export function parsedError(text: string, rootOnly = false): Record<string, string> | null {
   try {
     const root = parseXml(text, { ignoreUndefinedEntities: true }).root;
     const error = root ? (rootOnly ? (root.name === 'Error' ? root : null) : findError(root, 0)) : null;
