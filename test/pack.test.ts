@@ -8,10 +8,10 @@
 // It packs a private copy built into a temporary folder, never dist/: test/package.test.ts builds
 // dist/ (and npm start does too), and two builds of one folder at once collide.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
@@ -142,22 +142,24 @@ describe('the packed package, installed from its tarball', () => {
 
   beforeAll(async () => {
     tmp = mkdtempSync(join(tmpdir(), 'agent-errors-pack-'));
-    const copy = join(tmp, 'package');
-    mkdirSync(copy);
+    const clone = join(tmp, 'clone');
+    mkdirSync(clone);
 
-    // A private copy of what npm packs from the repo: package.json, every `files` entry outside
-    // dist/ as it is, and dist/ built afresh there (what npm run build does for dist/).
-    cpSync(join(ROOT, 'package.json'), join(copy, 'package.json'));
-    for (const entry of pkg.files) {
-      if (entry.startsWith('dist')) continue;
-      if (!existsSync(join(ROOT, entry))) throw new Error(`package.json files lists ${entry}, which does not exist (a glob is not supported here)`);
-      cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
+    // A fresh clone of the working tree: every file git tracks (or would: untracked and not
+    // ignored), nothing built, no dist/; the repo's node_modules linked in place of an install.
+    // npm pack there must build dist/ itself (the prepare script), as it does on a clone from git.
+    const listed = ok('git ls-files', await run('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], ROOT)).stdout.split('\0');
+    for (const file of listed) {
+      if (file === '' || !existsSync(join(ROOT, file))) continue;
+      mkdirSync(dirname(join(clone, file)), { recursive: true });
+      cpSync(join(ROOT, file), join(clone, file));
     }
-    const build = ok('tsc -p tsconfig.build.json', await run(process.execPath, [TSC, '-p', 'tsconfig.build.json', '--outDir', join(copy, 'dist')], ROOT));
-    for (const name of ['validators.js', 'validators.d.ts']) cpSync(join(ROOT, 'generated', name), join(copy, 'dist', 'generated', name));
+    expect(existsSync(join(clone, 'dist'))).toBe(false);
+    symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
 
-    const pack = ok('npm pack', await run('npm', ['pack', '--json', '--pack-destination', tmp], copy));
-    tarball = join(tmp, (JSON.parse(pack.stdout) as [{ filename: string }])[0].filename);
+    const pack = ok('npm pack', await run('npm', ['pack', '--json', '--pack-destination', tmp], clone, 300_000));
+    // The prepare script's own output comes first; npm's JSON is the last thing it prints.
+    tarball = join(tmp, (JSON.parse(pack.stdout.slice(pack.stdout.lastIndexOf('\n[') + 1)) as [{ filename: string }])[0].filename);
     packed = ok('tar tzf', await run('tar', ['tzf', tarball], tmp))
       .stdout.split('\n')
       .filter((line) => line !== '' && !line.endsWith('/'))
@@ -172,7 +174,7 @@ describe('the packed package, installed from its tarball', () => {
       await run('npm', ['install', tarball, ...CONSUMER_INSTALLS.map((name) => `${name}@${versionOf(name)}`), '--prefer-offline', '--no-audit', '--no-fund'], consumer),
     );
     installed = join(consumer, 'node_modules', ...pkg.name.split('/'));
-    console.log(`pack: build ${build.ms} ms, npm pack ${pack.ms} ms (${packed.length} files), npm install ${install.ms} ms`);
+    console.log(`pack: npm pack of a fresh clone, its build included, ${pack.ms} ms (${packed.length} files), npm install ${install.ms} ms`);
 
     checkNode16 = run(process.execPath, [TSC, '-p', 'tsconfig.node16.json', '--pretty', 'false'], consumer);
     checkBundler = run(process.execPath, [TSC, '-p', 'tsconfig.bundler.json', '--pretty', 'false'], consumer);
@@ -238,6 +240,14 @@ describe('the packed package, installed from its tarball', () => {
   });
 
   describe('the consumer at run time', () => {
+    it('require()s every subpath, as Node 20.19 and later load ES modules for CommonJS callers (the default condition)', async () => {
+      const subpaths = Object.keys(pkg.exports).filter((key) => !key.includes('*') && !key.endsWith('.json'));
+      const script = `for (const s of ${JSON.stringify(subpaths)}) { const m = require(${JSON.stringify(pkg.name)} + s.slice(1)); if (Object.keys(m).length === 0) throw new Error('nothing from ' + s); } console.log('required', ${subpaths.length});`;
+      const ran = await run(process.execPath, ['-e', script], consumer, 60_000);
+      expect(ran.stderr).not.toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED|ERR_REQUIRE_ESM|Error/);
+      expect([ran.code, ran.stdout.trim()]).toEqual([0, `required ${subpaths.length}`]);
+    });
+
     it('runs every subpath with node: the catalog, the site adapters, the agent client, the lint, the JSON files', async () => {
       await checkNode16; // emits out/ (errors or not)
       const ran = await run(process.execPath, [join('out', 'index.js')], consumer, 30_000);
