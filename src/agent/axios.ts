@@ -123,7 +123,8 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
       let refused: AxiosError | undefined;
       // The body is read here, bounded, when the adapter can stream it: asked for as a stream.
       const streamed = READ_HERE.has(config.responseType);
-      const sent = paying ? { ...config, headers: AxiosHeaders.from(config.headers).set(paying) } : config;
+      // A copy: AxiosHeaders.from hands back the very instance the config holds, which every later call would then carry.
+      const sent = paying ? { ...config, headers: new AxiosHeaders(config.headers).set(paying) } : config;
       paying = null;
       try {
         response = await inner(streamed ? { ...sent, responseType: 'stream' } : sent);

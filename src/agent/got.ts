@@ -42,6 +42,8 @@ interface Progress {
   encoding?: string | undefined;
   /** The headers the payment hook paid a 402 with, for the one call after it. */
   paying?: PaymentHeaders | undefined;
+  /** The headers the current call paid with, and what the request had under each name before: put back on the next call. */
+  paidWith?: [name: string, before: string | string[] | undefined][] | undefined;
   /** The seconds to wait before sending the request again, for an error inside a 2xx afterResponse found (errorsIn2xx). */
   inside?: number | undefined;
 }
@@ -189,8 +191,20 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
           if (!(got.url instanceof URL)) return;
           const progress = progressOf(got);
           progress.key = scopeOf(got.url);
+          // What the hook paid with goes on the one call after the 402, and on no later one (got keeps
+          // the headers it was given for every retry).
+          for (const [name, before] of progress.paidWith ?? []) {
+            if (before === undefined) delete got.headers[name];
+            else got.headers[name] = before;
+          }
+          progress.paidWith = undefined;
           if (progress.paying) {
-            for (const [name, value] of Object.entries(progress.paying)) got.headers[name.toLowerCase()] = value;
+            progress.paidWith = [];
+            for (const [name, value] of Object.entries(progress.paying)) {
+              const key = name.toLowerCase();
+              progress.paidWith.push([key, got.headers[key] as string | string[] | undefined]);
+              got.headers[key] = value;
+            }
             progress.paying = undefined;
           }
           progress.cut = undefined;

@@ -388,6 +388,14 @@ export const CASES: readonly Case[] = [
       let payments = 0;
       const refused = await make({ maxCalls: 5, onPaymentRequired: () => (payments++, { 'crawler-exact-price': 'USD 0.01' }) }).request(stubborn.url);
       expect([refused.ok, refused.code, payments, stubborn.calls()]).toEqual([false, 'payment_required', 1, 2]);
+      // The payment goes on the one call after the 402, not on a retry after it (a 500 on the paid call, retried once).
+      const sent: (string | undefined)[] = [];
+      const flaky = await site((n, req): Answer => {
+        sent.push(req.headers['crawler-exact-price'] as string | undefined);
+        return n === 0 ? { status: 402, headers: { 'content-type': 'text/plain', 'crawler-price': 'USD 0.01' }, body: 'Payment Required' } : n === 1 ? { status: 500, headers: { 'content-type': 'text/html' }, body: '<title>Oops</title>' } : { status: 200, headers: { 'content-type': 'text/plain' }, body: 'ok' };
+      });
+      const retried = await make({ maxCalls: 3, onPaymentRequired: () => ({ 'crawler-exact-price': 'USD 0.01' }) }).request(flaky.url);
+      expect([retried.ok, sent]).toEqual([true, [undefined, 'USD 0.01', undefined]]);
     },
   },
 
