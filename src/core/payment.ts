@@ -18,9 +18,8 @@ import { isRecord, own } from './json.js';
 const MAX_HEADER = 16 * 1024;
 /** The most options kept, as the Payment schema says (maxItems). */
 const MAX_OPTIONS = 16;
-/** The most members of an option's extra kept (maxProperties); a string among them is at most MAX_EXTRA_STRING characters. */
+/** The most members of an option's extra kept (maxProperties); a string among them is at most 256 characters (extraOf). */
 const MAX_EXTRA = 16;
-const MAX_EXTRA_STRING = 256;
 
 /** The request header each x402 version pays with: what a site names when it says the payment sent was malformed. */
 const PAYMENT_HEADER: Readonly<Record<number, string>> = { 1: 'x-payment', 2: 'payment-signature' };
@@ -66,7 +65,7 @@ function decodeHeader(value: string | null): Record<string, unknown> | null {
   }
 }
 
-/** An option's extra: at most MAX_EXTRA members that are strings (at most MAX_EXTRA_STRING characters), finite numbers or booleans; null when none is. */
+/** An option's extra: at most MAX_EXTRA members that are strings (at most 256 characters, as the Payment schema says), finite numbers or booleans; null when none is. */
 function extraOf(value: unknown): PaymentOption['extra'] {
   if (!isRecord(value)) return null;
   const kept = new Map<string, string | number | boolean>();
@@ -74,7 +73,7 @@ function extraOf(value: unknown): PaymentOption['extra'] {
     if (kept.size >= MAX_EXTRA) break;
     if (key.length === 0 || key.length > 64) continue;
     const member = value[key];
-    if ((typeof member === 'string' && member.length <= MAX_EXTRA_STRING) || (typeof member === 'number' && Number.isFinite(member)) || typeof member === 'boolean') kept.set(key, member);
+    if ((typeof member === 'string' && member.length <= 256) || (typeof member === 'number' && Number.isFinite(member)) || typeof member === 'boolean') kept.set(key, member);
   }
   // fromEntries defines each key as an own member, __proto__ included, never the prototype.
   return kept.size > 0 ? Object.fromEntries(kept) : null;
