@@ -3,7 +3,7 @@
 // each call (admit), tells it what the answer said (settle), and asks nextWait what to do next.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError, Payment } from '../../generated/types.js';
-import { codeForStatus, lookup } from '../core/catalog.js';
+import { PAY_WORD } from '../core/catalog.js';
 import { isErrorText } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
@@ -78,9 +78,6 @@ export type PaymentHook = (payment: Payment, request: PaymentRequest) => Payment
 
 /** Request headers, by name. */
 export type PaymentHeaders = Readonly<Record<string, string>>;
-
-/** The retry word of the code a 402 means: the word whose error carries what to pay. */
-const PAY_WORD = lookup(codeForStatus(402)).retry;
 
 /** An HTTP field name (RFC 9110 section 5.1, a token) and a value without CR, LF or NUL. */
 const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

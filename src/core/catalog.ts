@@ -71,3 +71,8 @@ export function codeForStatus(status: number): Code {
   // Anything that is not a 4xx (a 5xx, or a status that is no error status at all) says only that something failed.
   return status >= 400 && status < 500 ? STATUS_FALLBACKS['4xx'] : STATUS_FALLBACKS['5xx'];
 }
+
+/** The code a 402 means (payment_required), whose error carries what to pay. */
+export const PAYMENT_CODE: Code = codeForStatus(402);
+/** Its retry word: the one word whose error carries what to pay (the envelope's payment). */
+export const PAY_WORD = CODES[PAYMENT_CODE].retry;

@@ -2,7 +2,7 @@
 // bodies are read as they are; otherwise the status decides, refined only by documented signals.
 import { CODE_PATTERN, READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope, RetryWord } from '../../generated/types.js';
-import { codeForStatus, isKnownCode, isRetryWord, lookup } from './catalog.js';
+import { codeForStatus, isKnownCode, isRetryWord, lookup, PAY_WORD } from './catalog.js';
 import { delayFrom, retryAfterSeconds } from './delay.js';
 import { fieldErrors, fieldInMessage, scopeInMessage, violationMessage, violationsOf, type Violation } from './field-errors.js';
 import { frontMatter } from './front-matter.js';
@@ -337,9 +337,6 @@ function readAws(body: JsonObject, headers: Fields): Reading | null {
   const resolved = firstListed("AWS's (or Azure Storage's) error code", [['aws_throttling', type], ['aws_common', type], ['aws_dynamodb', type], ['aws_s3', type], ['azure_code', type]]);
   return listedReading(resolved, str(body, 'ArgumentName'), str(body, 'message') ?? str(body, 'Message'));
 }
-
-/** The retry word of the code a 402 means: the word whose error carries what to pay. */
-const PAY_WORD = lookup(codeForStatus(402)).retry;
 
 /** The code of a refusal, which a message naming a missing scope turns into scope_in_message's. */
 const NOT_ALLOWED = codeForStatus(403);

@@ -1,8 +1,8 @@
 // AgentError: the one error class of the site side. It cannot be built wrong: the catalog decides
 // status and retry word, and a code whose word needs a field or a delay refuses to be built without.
-import { CODE_PATTERN, CODES, RETRY_WORDS, STATUS_DEFAULTS, type RetryWordEntry } from '../../generated/catalog.js';
+import { CODE_PATTERN, CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { AnyCode, Code, CodeRequirements, Envelope, FieldError, Payment, Problem, RetryWord } from '../../generated/types.js';
-import { isKnownCode, isRetryWord } from '../core/catalog.js';
+import { isKnownCode, isRetryWord, PAY_WORD, PAYMENT_CODE } from '../core/catalog.js';
 import { errorHeaders, markdownFrom, problemFrom } from '../core/render.js';
 import { paymentHeaders, x402RequirementsOf } from '../core/payment.js';
 import { validateEnvelope } from '../core/validate.js';
@@ -62,14 +62,10 @@ const OPTION_RULES: readonly Rule[] = [
   ['errors', Array.isArray, 'an array of { field, code, message }'],
 ];
 
-/** The retry word of the code a 402 means, the one word whose error carries what to pay. */
-const PAY_WORD = CODES[STATUS_DEFAULTS[402] as Code].retry;
-
 /** Refuses a payment an agent could not pay: on a code that does not ask for one, malformed, or x402 without what its clients sign. */
 function checkPayment(who: string, retry: string, payment: unknown, fail: (rule: string) => never): void {
   if (retry !== PAY_WORD) fail(`a ${retry} error asks for no payment, so it takes no payment (only a ${PAY_WORD} error does)`);
-  const code = STATUS_DEFAULTS[402] as Code;
-  const issue = validateEnvelope({ error: { code, message: code, field: null, retry: PAY_WORD, retry_after: null, payment } }).errors.find((e) => e.pointer.startsWith('/error/payment'));
+  const issue = validateEnvelope({ error: { code: PAYMENT_CODE, message: PAYMENT_CODE, field: null, retry: PAY_WORD, retry_after: null, payment } }).errors.find((e) => e.pointer.startsWith('/error/payment'));
   if (issue) fail(`payment${issue.pointer.slice('/error/payment'.length)} ${issue.message} (the Payment schema in common.schema.json)`);
   const p = payment as Payment;
   if (p.protocol === 'x402' && x402RequirementsOf(p) === null) fail('an x402 payment is sent as version 2, with its resource and each option\'s max_timeout_seconds, which x402 clients need to sign');

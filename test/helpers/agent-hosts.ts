@@ -15,7 +15,7 @@ import { failureOf, createAgentClient, agentFetch, fromResponse, SOURCE_HEADER, 
 import { fetchPage, type FetchPageOptions } from '../../src/agent/fetcher.js';
 import { agentGot, type AgentGotOptions } from '../../src/agent/got.js';
 import { agentUndici, type AgentUndiciOptions } from '../../src/agent/undici.js';
-import type { Payment } from '../../src/index.js';
+import type { PaymentHook } from '../../src/agent/policy.js';
 
 /** The options every host is made with; each takes the ones it knows (Host.takes). */
 export interface HostOptions {
@@ -34,7 +34,7 @@ export interface HostOptions {
   /** Whether a 2xx JSON answer to a POST is read for an error inside it (the client, the drop-in, the fetcher, the undici interceptor). */
   readonly errorsIn2xx?: boolean;
   /** Decides whether to pay a 402 that says what to pay: the headers that pay it, or nothing. */
-  readonly onPaymentRequired?: (payment: Payment, request: { readonly url: string; readonly method: string }) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>;
+  readonly onPaymentRequired?: PaymentHook;
 }
 
 export type OptionName = keyof HostOptions;
