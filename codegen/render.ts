@@ -8,7 +8,7 @@ import { diffRuleTable, emitDiffRules, loadDiffRules } from './diff-rules.js';
 import { emitCatalog } from './emit-catalog.js';
 import { emitErrorsMd, emitProblemPage, emitProblemPagesModule, injectReadme, injectTable } from './emit-docs.js';
 import { emitOutputSchemaModule } from './emit-output-schema.js';
-import { emitLintMd, emitLintRules, lintRuleTable, loadLintRules } from './lint-rules.js';
+import { emitLintMd, emitLintRules, lintFormatTable, lintRuleEntries, lintRuleTable, loadLint } from './lint-rules.js';
 import { openApi30, openApi31 } from './emit-openapi.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, emitValidatorTypes } from './emit-validators.js';
@@ -46,9 +46,9 @@ export async function renderGenerated(catalog: Catalog, options: { rules?: boole
   for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code, header));
   files.set('problem-pages.ts', emitProblemPagesModule(catalog, header));
   if (options.rules !== false) {
-    const lint = await loadLintRules();
-    files.set('lint-rules.ts', emitLintRules(lint));
-    files.set('LINT.md', emitLintMd(lint));
+    const lint = await loadLint();
+    files.set('lint-rules.ts', emitLintRules(lint.rules, lint.formats));
+    files.set('LINT.md', emitLintMd(lint.rules, lint.formats));
     files.set('violation-rules.ts', emitViolationRules(await loadViolationRules(catalog)));
     files.set('diff-rules.ts', emitDiffRules(await loadDiffRules()));
   }
@@ -57,8 +57,11 @@ export async function renderGenerated(catalog: Catalog, options: { rules?: boole
 
 /** The tables of docs/tooling.md: the name of each one's markers, the schema file it comes from, and the table. */
 async function ruleTables(catalog: Catalog): Promise<[name: string, source: string, table: string][]> {
+  const lint = await loadLint();
   return [
-    ['lint-rules', ruleFile('lint-rules'), lintRuleTable(await loadLintRules())],
+    ['lint-rules', ruleFile('lint-rules'), lintRuleTable(lint.rules)],
+    ['lint-formats', ruleFile('lint-rules'), lintFormatTable(lint.formats)],
+    ['lint-rule-entries', ruleFile('lint-rules'), lintRuleEntries(lint.rules)],
     ['violation-rules', VIOLATION_RULES_SOURCE, violationRuleTable(await loadViolationRules(catalog))],
     ['diff-rules', ruleFile('diff-rules'), diffRuleTable(await loadDiffRules())],
   ];

@@ -3,54 +3,370 @@
 /** The rules lintOpenApi checks, in the order it reports them. */
 export const LINT_RULES = [
   {
+    "id": "openapi-document",
+    "severity": "error",
+    "summary": "The document is OpenAPI where the lint reads it: an info object with a title and a version, and paths (or, in 3.1, components or webhooks).",
+    "fix": "Add what the finding names (for example info with title and version); the rest of the document is linted meanwhile.",
+    "compare": "Spectral's oas3-schema and Redocly's struct rule check the whole document against the OpenAPI schema; this rule checks only what a reader of the errors needs, and lints the rest.",
+    "bad": "openapi: 3.1.0\npaths: {}",
+    "good": "openapi: 3.1.0\ninfo: {title: Orders, version: 1.0.0}\npaths: {}"
+  },
+  {
     "id": "ref-not-allowed",
+    "severity": "error",
     "summary": "Every $ref the lint loads stays where the spec lives: no http or https URL unless remote $refs are allowed, and no file outside the spec's folder tree (symbolic links followed) unless that folder is allowed; the lint reads nothing a refused $ref names.",
     "fix": "Move the file into the spec's folder (or bundle it into the spec); if you trust the spec, allow its folder or URL prefix with --ref-root, or use --allow-refs-outside or --allow-remote-refs (lintOpenApi's allowRefsOutside and allowRemoteRefs options).",
-    "compare": "Redocly CLI and Spectral resolve file and http $refs by default, so a spec from an untrusted pull request can make them read the CI host's files or call its network; this rule makes each such $ref a finding instead."
+    "compare": "Redocly CLI and Spectral resolve file and http $refs by default, so a spec from an untrusted pull request can make them read the CI host's files or call its network; this rule makes each such $ref a finding instead.",
+    "bad": "schema: {$ref: 'https://schemas.example.com/error.json'}",
+    "good": "schema: {$ref: './schemas/error.json'}"
+  },
+  {
+    "id": "ref-unresolved",
+    "severity": "error",
+    "summary": "Every $ref leads somewhere: the file it names can be read and parsed, and the JSON pointer after its # names a member; a $ref that fails is one finding at its place, and the rest of the document is linted.",
+    "fix": "Correct the path or the pointer of the $ref, or add the file or the member it names.",
+    "compare": "Spectral and Redocly report an unresolvable $ref as one finding too (Redocly no-unresolved-refs).",
+    "bad": "schema: {$ref: '#/components/schemas/Eror'}",
+    "good": "schema: {$ref: '#/components/schemas/Error'}"
   },
   {
     "id": "error-responses-declared",
+    "severity": "warning",
     "summary": "Every operation declares its error responses: at least one 4xx, and a 5xx or a default.",
-    "fix": "Add the responses the operation can fail with, e.g. $ref the generated BadRequest, NotFound and InternalServerError responses.",
-    "compare": "Redocly operation-4xx-response and Zalando 151 ask for a 4xx; this rule also asks for a server error or a default."
+    "fix": "Add the responses the operation can fail with, e.g. a default response whose body is the API's error schema, or $ref the generated BadRequest and InternalServerError responses.",
+    "compare": "Redocly operation-4xx-response and Zalando 151 ask for a 4xx; this rule also asks for a server error or a default. A warning by default: an agent still reads an undeclared error, but a client generator gives it no type.",
+    "bad": "responses:\n  '200': {description: OK}",
+    "good": "responses:\n  '200': {description: OK}\n  default: {$ref: '#/components/responses/Error'}"
+  },
+  {
+    "id": "error-body-readable",
+    "severity": "error",
+    "summary": "Every error response has a body a program can read: a JSON media type (application/json, application/problem+json or another +json type) with a schema.",
+    "fix": "Declare the error body as JSON with a schema, e.g. content: {application/json: {schema: {$ref: '#/components/schemas/Error'}}}; a HEAD operation's errors may have no body.",
+    "compare": "Redocly operation-4xx-problem-details-rfc7807 and Zalando 176 ask for the problem media type; this rule accepts any JSON error format and asks only that there is one.",
+    "bad": "'404':\n  description: Not found\n  content: {text/html: {}}",
+    "good": "'404':\n  description: Not found\n  content:\n    application/json: {schema: {$ref: '#/components/schemas/Error'}}"
+  },
+  {
+    "id": "error-code",
+    "severity": "error",
+    "summary": "Every error body keeps a code an agent can branch on, a stable string that says which error this is (the envelope's error.code, a problem's type, google.rpc.Status's status, Stripe's code, a team's own member).",
+    "fix": "Add a code member to the body (or name the member that holds it in the lint config's format.code); the message is for people and changes.",
+    "compare": "Zalando 176 asks for problem details' type; no common ruleset asks that a non-problem body carries a code.",
+    "bad": "Error:\n  type: object\n  properties:\n    message: {type: string}",
+    "good": "Error:\n  type: object\n  required: [code, message]\n  properties:\n    code: {type: string}\n    message: {type: string}"
+  },
+  {
+    "id": "error-retry",
+    "severity": "error",
+    "summary": "Every error body says what to do next: one of the catalog's retry words in a member, codes that are the catalog's (each has its word), a vendor format whose codes the catalog maps (google.rpc.Status, Stripe), or a mapping from the team's own codes to retry words in the lint config.",
+    "fix": "Add a retry member holding one of the retry words, or give the lint config's retryByCode a word for each of your codes (and serve the same mapping to your clients).",
+    "compare": "Specific to this contract: it is what lets an agent decide, without a person, whether to wait, fix its request or stop.",
+    "bad": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    message: {type: string}",
+    "good": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    message: {type: string}\n    retry: {type: string, enum: [fix_input, 'no', after_delay, once]}"
+  },
+  {
+    "id": "error-message",
+    "severity": "warning",
+    "summary": "Every error body keeps a message for the person behind the agent (message, detail, title, or the member the lint config names).",
+    "fix": "Add a message member; keep it a sentence for people and put what a program needs in the code.",
+    "compare": "Zalando 176 asks for problem details' title and detail; this rule accepts any member the format names.",
+    "bad": "Error:\n  properties:\n    code: {type: string}",
+    "good": "Error:\n  properties:\n    code: {type: string}\n    message: {type: string}"
+  },
+  {
+    "id": "fix-input-field",
+    "severity": "warning",
+    "summary": "A 400 or 422 body, whose catalog word is fix_input, can say which field to fix: a field, param, errors, details or source member (or the one the lint config's format.field names).",
+    "fix": "Add the member naming the input at fault (field, a JSON pointer, or a list of errors each with its field).",
+    "compare": "Zalando 176 and RFC 9457 section 3 suggest an errors extension for validation problems; this rule asks for it where the agent must fix its input.",
+    "bad": "'422':\n  content:\n    application/json:\n      schema:\n        properties: {code: {type: string}, message: {type: string}}",
+    "good": "'422':\n  content:\n    application/json:\n      schema:\n        properties: {code: {type: string}, message: {type: string}, field: {type: string}}"
   },
   {
     "id": "retry-after-declared",
+    "severity": "error",
     "summary": "Every 429 and 503 response declares a Retry-After header.",
     "fix": "Declare Retry-After (the generated TooManyRequests and ServiceUnavailable responses carry it), and send it from the same number as the body's delay.",
-    "compare": "Spectral OWASP owasp:api4:2023-rate-limit-retry-after checks 429 only; Zalando 153 accepts X-RateLimit headers instead. A 503 for maintenance needs the delay as much as a 429 does."
-  },
-  {
-    "id": "error-body-contract",
-    "summary": "Every error response's body is this contract: the Envelope as application/json or the Problem as application/problem+json, by $ref to the generated components or by shape.",
-    "fix": "Use the generated responses, or $ref #/components/schemas/Envelope or Problem from the generated document for the error body.",
-    "compare": "Redocly operation-4xx-problem-details-rfc7807 and Zalando 176 check for the problem media type; this rule checks that the body carries code, the retry word or next step, and the delay an agent acts on."
+    "compare": "Spectral OWASP owasp:api4:2023-rate-limit-retry-after checks 429 only; Zalando 153 accepts X-RateLimit headers instead. A 503 for maintenance needs the delay as much as a 429 does.",
+    "bad": "'429':\n  description: Too many requests",
+    "good": "'429':\n  description: Too many requests\n  headers:\n    Retry-After: {schema: {type: integer}}"
   },
   {
     "id": "error-example-valid",
-    "summary": "Every error example is a valid envelope or problem body for its response's media type and status.",
-    "fix": "Correct the example: the validator's message names the member at fault.",
-    "compare": "Neither Redocly nor Spectral validates examples against the error contract's own rules (a wait carries a delay, a fix names its field, a known code keeps its status)."
+    "severity": "error",
+    "summary": "Every error example is a valid body of its format: the envelope or problem against this package's validators, any other format with its code and message where the format keeps them and a retry word that is one.",
+    "fix": "Correct the example: the message names the member at fault.",
+    "compare": "Neither Redocly nor Spectral validates examples against the error contract's own rules (a wait carries a delay, a fix names its field, a known code keeps its status).",
+    "bad": "example: {error: {code: rate_limited, message: Slow down, retry: after_delay, retry_after: null}}",
+    "good": "example: {error: {code: rate_limited, message: Slow down, field: null, retry: after_delay, retry_after: 30}}"
   },
   {
     "id": "error-example-review",
+    "severity": "error",
     "summary": "Every error example passes the violations review: no prose promising a retry without a delay, no Retry-After that disagrees with the body.",
     "fix": "Put the delay in the body's field and declare it as Retry-After, from one number.",
-    "compare": "No common ruleset reads the example's prose for a retry promise."
+    "compare": "No common ruleset reads the example's prose for a retry promise.",
+    "bad": "detail: Not allowed right now; try again later.",
+    "good": "detail: This key may not delete orders."
   },
   {
     "id": "example-code-known",
-    "summary": "Every code an example names is in the catalog or is one of the site's declared codes.",
+    "severity": "error",
+    "summary": "In a body whose codes are the catalog's (the envelope, a problem with a code), every code an example names is in the catalog or is one of the site's declared codes.",
     "fix": "Use a catalog code, or declare the site's own code (lintOpenApi's siteCodes option, or an extension catalog).",
-    "compare": "Specific to this contract."
+    "compare": "Specific to this contract.",
+    "bad": "example: {error: {code: order_missing, ...}}",
+    "good": "example: {error: {code: not_found, ...}}"
   },
   {
     "id": "example-status-matches",
+    "severity": "error",
     "summary": "An example of a catalog code sits under the status the catalog gives that code.",
     "fix": "Move the example under the code's status, or use the code that belongs to this status.",
-    "compare": "Specific to this contract."
+    "compare": "Specific to this contract.",
+    "bad": "'409':\n  example: {error: {code: not_found, ...}}",
+    "good": "'404':\n  example: {error: {code: not_found, ...}}"
   }
 ] as const;
 
 /** The id of a lintOpenApi rule. */
 export type LintRuleId = (typeof LINT_RULES)[number]['id'];
+
+/** The error body formats lintOpenApi recognises when the config names none, in the order it tries them. */
+export const LINT_FORMATS = [
+  {
+    "id": "envelope",
+    "name": "this package's envelope",
+    "source": "schema/envelope.schema.json",
+    "match": [
+      "/error/code",
+      "/error/message",
+      "/error/retry"
+    ],
+    "code": [
+      "/error/code"
+    ],
+    "retry": [
+      "/error/retry"
+    ],
+    "message": [
+      "/error/message"
+    ],
+    "delay": [
+      "/error/retry_after"
+    ],
+    "field": [
+      "/error/field"
+    ]
+  },
+  {
+    "id": "problem",
+    "name": "RFC 9457 problem details",
+    "source": "https://www.rfc-editor.org/rfc/rfc9457#section-3",
+    "match": [
+      "/type",
+      "/title"
+    ],
+    "code": [
+      "/code",
+      "/type"
+    ],
+    "retry": [
+      "/retry",
+      "/next_step"
+    ],
+    "message": [
+      "/detail",
+      "/title"
+    ],
+    "delay": [
+      "/retry_after_seconds",
+      "/retry_after"
+    ],
+    "field": [
+      "/param",
+      "/errors",
+      "/invalid_params",
+      "/invalid-params",
+      "/violations"
+    ]
+  },
+  {
+    "id": "google",
+    "name": "google.rpc.Status in an error member",
+    "source": "https://google.aip.dev/193",
+    "match": [
+      "/error/code",
+      "/error/message",
+      "/error/status"
+    ],
+    "code": [
+      "/error/status"
+    ],
+    "retry_from": [
+      "google_status"
+    ],
+    "message": [
+      "/error/message"
+    ],
+    "delay": [
+      "/error/details"
+    ],
+    "field": [
+      "/error/details"
+    ]
+  },
+  {
+    "id": "stripe",
+    "name": "Stripe's error object",
+    "source": "https://docs.stripe.com/api/errors",
+    "match": [
+      "/error/type",
+      "/error/param"
+    ],
+    "code": [
+      "/error/code",
+      "/error/type"
+    ],
+    "retry_from": [
+      "stripe_code",
+      "stripe_type"
+    ],
+    "message": [
+      "/error/message"
+    ],
+    "delay": [],
+    "field": [
+      "/error/param"
+    ]
+  },
+  {
+    "id": "jsonapi",
+    "name": "JSON:API errors",
+    "source": "https://jsonapi.org/format/#error-objects",
+    "match": [
+      "/errors/*/detail"
+    ],
+    "code": [
+      "/errors/*/code"
+    ],
+    "retry": [
+      "/errors/*/meta/retry"
+    ],
+    "message": [
+      "/errors/*/detail",
+      "/errors/*/title"
+    ],
+    "delay": [
+      "/errors/*/meta/retry_after"
+    ],
+    "field": [
+      "/errors/*/source"
+    ]
+  },
+  {
+    "id": "errors-list",
+    "name": "a list of errors, each with its code",
+    "source": "common usage (Cloudflare's API v4 envelope, GraphQL-style error lists)",
+    "match": [
+      "/errors/*/code"
+    ],
+    "code": [
+      "/errors/*/code"
+    ],
+    "retry": [
+      "/errors/*/retry"
+    ],
+    "message": [
+      "/errors/*/message",
+      "/errors/*/detail",
+      "/errors/*/title"
+    ],
+    "delay": [
+      "/errors/*/retry_after"
+    ],
+    "field": [
+      "/errors/*/field",
+      "/errors/*/source",
+      "/errors/*/pointer",
+      "/errors/*/path",
+      "/errors/*/param"
+    ]
+  },
+  {
+    "id": "error-member",
+    "name": "an error member holding the error",
+    "source": "common usage (Azure's OData errors, Slack, OAuth 2.0 token errors)",
+    "match": [
+      "/error"
+    ],
+    "code": [
+      "/error/code",
+      "/error/type",
+      "/error/error_code",
+      "/error"
+    ],
+    "retry": [
+      "/error/retry"
+    ],
+    "message": [
+      "/error/message",
+      "/error/detail",
+      "/error/description",
+      "/error_description",
+      "/message"
+    ],
+    "delay": [
+      "/error/retry_after",
+      "/retry_after"
+    ],
+    "field": [
+      "/error/field",
+      "/error/param",
+      "/error/target",
+      "/error/details",
+      "/error/errors",
+      "/error/fields",
+      "/error/source"
+    ]
+  },
+  {
+    "id": "top-level",
+    "name": "members at the top of the body",
+    "source": "common usage ({code, message} bodies)",
+    "match": [],
+    "code": [
+      "/code",
+      "/error_code",
+      "/errorCode",
+      "/type",
+      "/reason"
+    ],
+    "retry": [
+      "/retry"
+    ],
+    "message": [
+      "/message",
+      "/detail",
+      "/title",
+      "/description",
+      "/msg"
+    ],
+    "delay": [
+      "/retry_after",
+      "/retryAfter"
+    ],
+    "field": [
+      "/field",
+      "/param",
+      "/errors",
+      "/details",
+      "/fields",
+      "/source",
+      "/violations",
+      "/invalid_params",
+      "/target"
+    ]
+  }
+] as const;

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // agent-errors: the command line of @agent-index/errors. Every command exits by the one rule of EXIT.
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { styleText } from 'node:util';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CODES, RETRY_WORDS, type CodeEntry } from '../../generated/catalog.js';
 import type { NextStep, RetryWord } from '../../generated/types.js';
 import { explainResponse, MAX_BODY_BYTES } from '../core/from-response.js';
@@ -25,11 +25,13 @@ export const EXIT = { clean: 0, findings: 1, usage: 2 } as const;
 /** The rule as the program's help states it, and docs/tooling.md word for word. */
 export const EXIT_CODES_HELP = [
   'Exit codes, the same for every command:',
-  '  0  clean: the command did its work and found nothing wrong',
-  '  1  findings: lint findings, a breaking change (diff), an --out folder that',
+  '  0  clean: the command did its work and found nothing wrong (lint warnings,',
+  '     and findings in a lint baseline, pass)',
+  '  1  findings: lint errors, a breaking change (diff), an --out folder that',
   '     codegen --check finds out of date',
   '  2  usage or input: an unknown command or option, a file that cannot be read,',
-  '     an invalid spec or --extend file, JSON or YAML that does not parse',
+  '     an invalid spec, lint config, baseline or --extend file, JSON or YAML',
+  '     that does not parse',
 ].join('\n');
 
 /** The exit code of a command that found `count` things to report. */
@@ -178,10 +180,17 @@ function statusOption(value: string): number {
   return Number(value);
 }
 
+/** The output formats of `agent-errors lint`. */
+const LINT_FORMATS_OUT = ['text', 'json', 'sarif', 'github', 'junit'] as const;
+
 /** The options of `agent-errors lint`, as commander parses them. */
 interface LintOptions {
+  format: (typeof LINT_FORMATS_OUT)[number];
   json?: boolean;
   sarif?: boolean;
+  config?: string;
+  baseline?: string;
+  updateBaseline?: boolean;
   siteCodes?: string[];
   allowRemoteRefs?: boolean;
   allowRefsOutside?: boolean;
@@ -276,10 +285,14 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
 
   cli
     .command('lint')
-    .description('check that an OpenAPI 3.0 or 3.1 document (YAML or JSON) declares errors an agent can act on')
-    .argument('<spec>', 'the OpenAPI document; $refs resolve relative to it')
-    .option('--json', 'print the findings as JSON')
-    .option('--sarif', 'print SARIF 2.1.0, for code-scanning UIs')
+    .description('check that an OpenAPI 3.0 or 3.1 (or Swagger 2.0) document declares errors an agent can act on, in the error format it already has')
+    .argument('<spec>', 'the OpenAPI document (YAML or JSON); $refs resolve relative to it')
+    .addOption(new Option('-f, --format <format>', 'how to print the findings').choices(LINT_FORMATS_OUT).default('text'))
+    .option('--json', 'the same as --format json')
+    .option('--sarif', 'the same as --format sarif')
+    .option('-c, --config <file>', "the lint config (JSON or YAML): where the error body keeps its parts, retry words for the team's own codes, and a severity or off per rule")
+    .option('--baseline <file>', 'fail only on findings that are not in this file; when it does not exist, write today\'s findings to it and pass')
+    .option('--update-baseline', 'write the findings of this run to the --baseline file, and pass')
     .option('--site-codes <codes>', "the site's own codes, comma-separated", (v) => v.split(',').map((c) => c.trim()).filter(Boolean))
     // A spec may come from an untrusted pull request: by default its $refs load nothing outside its folder.
     .option('--allow-remote-refs', 'fetch http and https $refs on public hosts (by default each is a ref-not-allowed finding)')
@@ -287,24 +300,58 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
     .option('--ref-root <folder-or-url>', 'also allow $refs under this folder or http(s) URL prefix (repeatable)', refRootOption)
     .action(async (spec: string, options: LintOptions) => {
       const { lintOpenApi, formatFindings, LintInputError } = await import('./lint-openapi.js');
+      const { readLintConfig } = await import('./lint-config.js');
+      const report = await import('./lint-report.js');
+      const format = options.json ? 'json' : options.sarif ? 'sarif' : options.format;
+      if (options.updateBaseline && options.baseline === undefined) throw new UsageError('--update-baseline needs --baseline <file>: the file to write');
       const roots = options.refRoot ?? [];
       const urls = roots.filter((r) => /^https?:\/\//i.test(r));
       const folders = roots.filter((r) => !urls.includes(r));
       let findings;
+      let config;
+      let baseline;
       try {
+        config = options.config === undefined ? undefined : await readLintConfig(options.config);
         findings = await lintOpenApi(resolve(spec), {
           siteCodes: options.siteCodes ?? [],
+          ...(config ? { config } : {}),
           allowRemoteRefs: options.allowRemoteRefs === true || urls,
           allowRefsOutside: options.allowRefsOutside === true || folders,
         });
+        if (options.baseline !== undefined && !options.updateBaseline && existsSync(options.baseline)) {
+          let value: unknown;
+          try {
+            value = JSON.parse(await readFile(options.baseline, 'utf8'));
+          } catch (error) {
+            throw new LintInputError(`the baseline ${options.baseline} is not JSON: ${(error as Error).message}`);
+          }
+          baseline = report.checkBaseline(value, `the baseline ${options.baseline}`);
+        }
       } catch (error) {
         throw error instanceof LintInputError ? new UsageError(error.message) : error;
       }
-      if (options.sarif) {
+      // No baseline yet (or asked to update it): today's findings become the baseline, and the run passes.
+      if (options.baseline !== undefined && baseline === undefined) {
+        await writeFile(options.baseline, `${JSON.stringify(report.baselineOf(findings), null, 2)}\n`);
+        err(`recorded ${findings.length} finding${findings.length === 1 ? '' : 's'} in ${options.baseline}; from now on only new findings fail\n`);
+        outcome.code = EXIT.clean;
+        return;
+      }
+      let shown = findings;
+      if (baseline !== undefined) {
+        const { fresh, known, fixed } = report.compareWithBaseline(findings, baseline);
+        shown = fresh;
+        err(`${known.length} finding${known.length === 1 ? '' : 's'} in the baseline ${options.baseline} left out${fixed > 0 ? `; ${fixed} of its findings no longer occur (--update-baseline drops them)` : ''}\n`);
+      }
+      const source = format === 'sarif' || format === 'github' ? await readFile(spec, 'utf8') : undefined;
+      if (format === 'sarif') {
         const { toSarif } = await import('./sarif.js');
-        out(`${JSON.stringify(toSarif(findings, { uri: spec, source: await readFile(spec, 'utf8') }), null, 2)}\n`);
-      } else out(options.json ? `${JSON.stringify(findings, null, 2)}\n` : `${formatFindings(findings, { color })}\n`);
-      outcome.code = findingsExit(findings.length);
+        out(`${JSON.stringify(toSarif(shown, { uri: spec, ...(source === undefined ? {} : { source }), ...(config ? { config } : {}) }), null, 2)}\n`);
+      } else if (format === 'github') out(report.toGithubAnnotations(shown, { file: spec, ...(source === undefined ? {} : { source }) }));
+      else if (format === 'junit') out(report.toJunit(shown, { file: spec }));
+      else out(format === 'json' ? `${JSON.stringify(shown, null, 2)}\n` : `${formatFindings(shown, { color })}\n`);
+      // Warnings are printed and pass; an error fails the run.
+      outcome.code = findingsExit(shown.filter((f) => f.severity === 'error').length);
     });
 
   cli

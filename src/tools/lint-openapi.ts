@@ -1,46 +1,65 @@
-// lintOpenApi(): the CI check of a user's OpenAPI 3.0 or 3.1 document against this package's error
-// contract (issue 6, item 1). The rules, their ids, summaries and fixes are schema data
+// lintOpenApi(): the CI check that an OpenAPI document declares errors an agent can act on, in the
+// format the team already has (seed 002: "add the four fields to the format you have"). The rules,
+// their severities and fixes, and the formats recognised by themselves are schema data
 // (schema/lint-rules.json, generated/lint-rules.ts); this module only finds where each one fails.
 //
-// How it reads a document: the user's file is parsed as it is (YAML or JSON), ref-parser's
-// resolve() loads the files its $refs name (relative paths, ./node_modules/..., and http URLs or
-// files elsewhere only when the options allow them: ref-policy.ts judges each before it is read, and
-// each refused one is a ref-not-allowed finding), and the walk below follows $refs itself, one hop at a time, so that every finding's JSON pointer names a
-// place in the user's own document: the node itself when it is in that document (a $ref inside the
-// document is followed to its target), or the $ref that leaves the document when the node is in
-// another file (the message then says where, in that file, the fault is).
+// How it reads a document: the user's file is parsed as it is (YAML or JSON; Swagger 2.0 is read as
+// the OpenAPI 3.0 document swagger2openapi makes of it, and every finding points back into the 2.0
+// document), ref-parser's resolve() loads the files its $refs name (ref-policy.ts judges each before
+// it is read; a refused one is a ref-not-allowed finding, one that cannot be read or points to
+// nothing a ref-unresolved finding), and the walk below follows $refs itself, one hop at a time, so
+// that every finding's JSON pointer names a place in the user's own document: the node itself when
+// it is in that document, or the $ref that leaves the document when the node is in another file.
+//
+// A finding is about a place: a body schema used by four hundred operations is one finding that
+// lists them, not four hundred.
 import { readFile } from 'node:fs/promises';
-import { dirname, extname, relative, resolve as resolvePath } from 'node:path';
+import { extname, resolve as resolvePath } from 'node:path';
 import { $RefParser } from '@apidevtools/json-schema-ref-parser';
 import { parse as parseYaml } from 'yaml';
-import { CODES } from '../../generated/catalog.js';
+import { CODES, RETRY_WORDS } from '../../generated/catalog.js';
 import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
-import { isKnownCode } from '../core/catalog.js';
-import { escapeToken, isRecord, member, own, unescapeToken } from '../core/json.js';
+import { codeForStatus, isKnownCode, isRetryWord } from '../core/catalog.js';
+import { escapeToken, isRecord, member, own } from '../core/json.js';
 import { validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
+import { checkLintConfig, mergeConfigs, SPEC_CONFIG_MEMBER, type LintConfig, type Severity } from './lint-config.js';
+import { Documents, LintInputError, resolveRef, show, unlessRefused, type Node } from './lint-documents.js';
+import { catalogCodes, KNOWN_FORMATS, namedFormat, SchemaReader, valueAt, type BodyReading } from './lint-format.js';
 import { guardedResolvers, RefAllowanceError, refPolicy } from './ref-policy.js';
+import { fromSwagger2, swaggerPointer } from './swagger.js';
 import { violations, type ViolationRule } from './violations.js';
+
+export { LintInputError } from './lint-documents.js';
 
 /** One place where a document breaks a lint rule. */
 export interface LintFinding {
   /** The rule broken, one of LINT_RULES. */
   readonly rule: LintRuleId;
+  /** Whether it fails the lint (error) or is printed and passes (warning): the rule's, or the config's. */
+  readonly severity: Severity;
   /**
    * A JSON pointer (RFC 6901) into the user's document as written, before any $ref is followed,
-   * e.g. `/paths/~1orders~1{id}/get/responses/429`. A fault inside another file the document
-   * $refs is reported at that $ref.
+   * e.g. `/components/schemas/Error`. A fault inside another file the document $refs is reported at
+   * that $ref.
    */
   readonly pointer: string;
-  /** What is wrong there, naming the member and its value. */
+  /** What is wrong there, naming the member and its value. The same for a place however many operations use it. */
   readonly message: string;
   /** What to change: the rule's fix from LINT_RULES. */
   readonly fix: string;
+  /** The operations that reach this place, as `GET /orders`, sorted; empty for a finding about the document itself. */
+  readonly operations: readonly string[];
 }
 
 /** Options of lintOpenApi(). */
 export interface LintOpenApiOptions {
   /** The site's own codes (an extension catalog's), accepted in examples beside the catalog's. */
   readonly siteCodes?: readonly string[];
+  /**
+   * Where the team's error body keeps its parts, its codes' retry words, and each rule's severity.
+   * Its members win over those of the spec's own `x-agent-errors` member.
+   */
+  readonly config?: LintConfig;
   /**
    * Where the $refs of a document given as an object resolve from, and the folder tree they may
    * read from; where a relative file path and the folders of allowRefsOutside resolve from.
@@ -68,215 +87,18 @@ export interface LintOpenApiOptions {
   readonly allowRefsOutside?: boolean | readonly string[];
 }
 
-/**
- * Thrown by lintOpenApi() when it cannot lint the input at all: the file cannot be read or parsed,
- * the document is not OpenAPI 3.0 or 3.1, a $ref the lint follows cannot be resolved, or an
- * allowRemoteRefs prefix is no http or https URL. A usage error (the CLI's exit code 2), never a
- * finding. A $ref the options do not allow is no such error: it is a ref-not-allowed finding.
- */
-export class LintInputError extends Error {
-  override readonly name = 'LintInputError';
-}
-
-/**
- * Thrown inside the walk when the value it needs lies behind a $ref that was refused (and reported as
- * ref-not-allowed): the check that needed it is skipped, and the rest of the document is linted.
- */
-class RefusedRef extends Error {
-  override readonly name = 'RefusedRef';
-}
-
-/** `read()`, or `fallback` when what it reads lies behind a refused $ref. */
-function unlessRefused<T>(read: () => T, fallback: T): T {
-  try {
-    return read();
-  } catch (error) {
-    if (error instanceof RefusedRef) return fallback;
-    throw error;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Rules, from the generated table
 // ---------------------------------------------------------------------------------------------
 
-const RULE_ORDER = new Map<string, number>(LINT_RULES.map((r, i) => [r.id, i]));
-const FIXES = new Map<string, string>(LINT_RULES.map((r) => [r.id, r.fix]));
+const RULES = new Map(LINT_RULES.map((r, i) => [r.id as string, { ...r, order: i }]));
 
 /** The rules of violations() that the validators cannot see: prose and headers. */
 const REVIEW_ONLY: ReadonlySet<ViolationRule> = new Set<ViolationRule>(['promise-without-delay', 'retry-after-disagrees', 'retry-after-missing']);
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const ENVELOPE_MEMBERS = ['code', 'message', 'retry'];
-const PROBLEM_MEMBERS = ['type', 'title', 'status', 'code', 'next_step'];
-const MEDIA: ReadonlyMap<string, Kind> = new Map<string, Kind>([
-  ['application/json', 'envelope'],
-  ['application/problem+json', 'problem'],
-]);
-const KIND_MEDIA: Readonly<Record<Kind, string>> = { envelope: 'application/json', problem: 'application/problem+json' };
-const KIND_NAME: Readonly<Record<Kind, string>> = { envelope: 'Envelope', problem: 'Problem' };
-/** The generated schemas' pointers; a $ref to them in a generated document is the contract. */
-const GENERATED_SCHEMAS: ReadonlyMap<string, Kind> = new Map<string, Kind>([
-  ['/components/schemas/Envelope', 'envelope'],
-  ['/components/schemas/Problem', 'problem'],
-]);
-const MAX_HOPS = 64;
-
-type Kind = 'envelope' | 'problem';
-
-function show(value: unknown): string {
-  if (value === undefined) return 'missing';
-  try {
-    const text = JSON.stringify(value) ?? String(value);
-    return text.length > 80 ? `${text.slice(0, 79)}…` : text;
-  } catch {
-    return typeof value;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Documents and $refs
-// ---------------------------------------------------------------------------------------------
-
-/** A value in one of the loaded files, and where it is reported in the user's document. */
-interface Node {
-  readonly value: unknown;
-  /** The file it is in, as ref-parser keys it. */
-  readonly file: string;
-  /** Its JSON pointer in that file. */
-  readonly at: string;
-  /** Its JSON pointer in the user's document: `at` when in the user's file, else the $ref site. */
-  readonly site: string;
-}
-
-const BASE = 'https://base.invalid';
-
-/** A path as ref-parser's url.resolve writes it: backslashes as slashes, except in a Windows extended-length path. */
-const posix = (path: string): string => (path.startsWith('\\\\?\\') ? path : path.split('\\').join('/'));
-
-/**
- * Resolves `to` against `from` the way ref-parser's own url.resolve does (it is not exported), so
- * the result is the key ref-parser stored that file under: the whole $ref is resolved, hash and
- * trailing white space included (ref-parser keeps the white space, and a space before the hash is
- * part of the path), then cut at the hash. Returns the file and the decoded hash.
- */
-function resolveRef(from: string, to: string): { file: string; hash: string } {
-  const hashAt = to.indexOf('#');
-  let hash = hashAt < 0 ? '' : to.slice(hashAt + 1);
-  try {
-    hash = decodeURIComponent(hash);
-  } catch {
-    // A malformed escape: keep the hash as written.
-  }
-  if (to === '' || hashAt === 0) return { file: from, hash };
-  const url = new URL(posix(to), new URL(posix(from), BASE));
-  const endSpaces = /\s*$/.exec(to)![0];
-  const resolved = (url.origin === BASE ? url.pathname + url.search + url.hash : url.toString()) + endSpaces;
-  const cut = resolved.indexOf('#');
-  return { file: cut < 0 ? resolved : resolved.slice(0, cut), hash };
-}
-
-class Documents {
-  /** How deep follow() is nested: a $ref met on the way to another $ref's target nests it. */
-  private depth = 0;
-
-  constructor(
-    private readonly files: ReadonlyMap<string, unknown>,
-    readonly root: string,
-    /** The files the policy refused, which hold only a placeholder. */
-    private readonly refused: ReadonlySet<string> = new Set(),
-  ) {}
-
-  rootNode(): Node {
-    return { value: this.files.get(this.root), file: this.root, at: '', site: '' };
-  }
-
-  child(node: Node, key: string): Node {
-    const at = `${node.at}/${escapeToken(key)}`;
-    return { value: member(node.value, key), file: node.file, at, site: node.file === this.root ? at : node.site };
-  }
-
-  /** The $ref string of a Reference Object, else null. */
-  static refOf(value: unknown): string | null {
-    const ref = own(value, '$ref');
-    return typeof ref === 'string' ? ref : null;
-  }
-
-  /** One hop: the node a Reference Object points to. Throws LintInputError when it leads nowhere. */
-  follow(node: Node, ref: string): Node {
-    if (this.depth >= MAX_HOPS) throw new LintInputError(`the $ref ${show(ref)} at ${node.site || '/'} is circular`);
-    this.depth += 1;
-    try {
-      return this.hop(node, ref);
-    } finally {
-      this.depth -= 1;
-    }
-  }
-
-  private hop(node: Node, ref: string): Node {
-    const { file, hash } = resolveRef(node.file, ref);
-    if (this.refused.has(file)) throw new RefusedRef(`the $ref ${show(ref)} at ${node.site || '/'} was refused`);
-    if (!this.files.has(file)) throw new LintInputError(`the $ref ${show(ref)} at ${node.site || '/'} names ${this.display(file)}, which was not loaded`);
-    if (hash !== '' && !hash.startsWith('/')) {
-      throw new LintInputError(`the $ref ${show(ref)} at ${node.site || '/'} uses an anchor (#${hash}); only JSON pointers are supported`);
-    }
-    let current: Node = { value: this.files.get(file), file, at: '', site: file === this.root ? '' : node.site };
-    for (const token of hash === '' ? [] : hash.slice(1).split('/')) {
-      const key = unescapeToken(token);
-      // ref-parser follows a $ref met on the way to the target; so does this, when the key is not there.
-      if (member(current.value, key) === undefined) current = this.deref(current);
-      const value = member(current.value, key);
-      if (value === undefined) throw new LintInputError(`the $ref ${show(ref)} at ${node.site || '/'} points to nothing: ${this.display(file)}#${hash} does not exist`);
-      const at = `${current.at}/${escapeToken(key)}`;
-      current = { value, file, at, site: file === this.root ? at : current.site };
-    }
-    return current;
-  }
-
-  /** Follows Reference Objects until a value that is none. Throws LintInputError on a loop or a dead end. */
-  deref(node: Node): Node {
-    let current = node;
-    let ref = Documents.refOf(current.value);
-    if (ref === null) return node;
-    const seen = new Set<string>();
-    while (ref !== null) {
-      const key = `${current.file}#${current.at}`;
-      if (seen.has(key) || seen.size >= MAX_HOPS) throw new LintInputError(`the $ref ${show(ref)} at ${node.site || '/'} is circular`);
-      seen.add(key);
-      current = this.follow(current, ref);
-      ref = Documents.refOf(current.value);
-    }
-    return current;
-  }
-
-  /** A file as a message names it: relative to the user's document when both are local. */
-  display(file: string): string {
-    if (/^[a-z][a-z\d+.-]+:/i.test(file)) return file;
-    let path = file;
-    try {
-      path = decodeURI(file);
-    } catch {
-      // keep it encoded
-    }
-    const base = this.root.endsWith('/') ? this.root : dirname(this.root);
-    try {
-      const rel = relative(decodeURI(base), path);
-      return rel === '' ? path : rel;
-    } catch {
-      return path;
-    }
-  }
-
-  /** " (in file#pointer)" for a node outside the user's document, else "". */
-  where(node: Node): string {
-    return node.file === this.root ? '' : ` (in ${this.display(node.file)}#${node.at})`;
-  }
-
-  isGenerated(file: string): boolean {
-    const marker = own(this.files.get(file), 'x-generated');
-    return typeof marker === 'string' && marker.includes('@agent-index/errors');
-  }
-}
+/** A JSON media type: application/json, application/problem+json, any other +json. */
+const JSON_MEDIA = /^[a-z]+\/(?:[\w.!#$&^-]+\+)?json$/;
 
 // ---------------------------------------------------------------------------------------------
 // Loading
@@ -298,32 +120,15 @@ async function parseFile(path: string): Promise<unknown> {
   }
 }
 
-function checkVersion(document: unknown, label: string): void {
-  if (!isRecord(document)) throw new LintInputError(`${label} is not an OpenAPI document: it is ${Array.isArray(document) ? 'an array' : show(document)}, not an object`);
-  const version = own(document, 'openapi');
-  if (version === undefined) {
-    const swagger = own(document, 'swagger');
-    throw new LintInputError(
-      swagger !== undefined
-        ? `${label} is Swagger ${show(swagger)}; only OpenAPI 3.0 and 3.1 are supported (convert it first)`
-        : `${label} is not an OpenAPI document: it has no openapi member`,
-    );
-  }
-  if (typeof version !== 'string' || !/^3\.[01]\.\d+(?:[-+].*)?$/.test(version)) {
-    throw new LintInputError(`${label} declares openapi ${show(version)}; only OpenAPI 3.0.x and 3.1.x are supported`);
-  }
-}
-
 /**
  * The ref-not-allowed findings: one at each $ref (in the user's document, or in a file it loads) that
  * names a refused file. A $ref in another file is reported at the site in the user's document
  * through which that file was first reached. A refused file that no $ref found here names (one a
  * `$id` moved elsewhere) is still reported, at the document's root.
  */
-function refusals(docs: Documents, files: ReadonlyMap<string, unknown>, refused: ReadonlyMap<string, string>): LintFinding[] {
-  const findings: LintFinding[] = [];
+function refusals(docs: Documents, files: ReadonlyMap<string, unknown>, refused: ReadonlyMap<string, string>): DocumentFinding[] {
+  const findings: DocumentFinding[] = [];
   if (refused.size === 0) return findings;
-  const fix = FIXES.get('ref-not-allowed')!;
   // A string no URL can be made of names nothing ref-parser loaded.
   const target = (from: string, to: string): string | null => {
     try {
@@ -359,7 +164,7 @@ function refusals(docs: Documents, files: ReadonlyMap<string, unknown>, refused:
             named.add(to);
             const where = file === docs.root ? '' : ` (in ${docs.display(file)}#${at})`;
             const resolved = to === direct ? '' : ` (resolved against $id to ${to})`;
-            findings.push({ rule: 'ref-not-allowed', pointer, message: `the $ref ${show(ref)}${where}${resolved} ${why}`, fix });
+            findings.push({ rule: 'ref-not-allowed', pointer, message: `the $ref ${show(ref)}${where}${resolved} ${why}` });
           } else if (files.has(to) && !site.has(to)) {
             site.set(to, pointer);
             queue.push(to);
@@ -374,12 +179,73 @@ function refusals(docs: Documents, files: ReadonlyMap<string, unknown>, refused:
     }
   }
   for (const [file, why] of refused) {
-    if (!named.has(file)) findings.push({ rule: 'ref-not-allowed', pointer: '', message: `a $ref that resolves to ${docs.display(file)} ${why}`, fix });
+    if (!named.has(file)) findings.push({ rule: 'ref-not-allowed', pointer: '', message: `a $ref that resolves to ${docs.display(file)} ${why}` });
   }
   return findings;
 }
 
-async function load(input: string | object, options: LintOpenApiOptions): Promise<{ docs: Documents; refused: LintFinding[] }> {
+/** A place in the document for a finding about the document itself. */
+interface DocumentFinding {
+  readonly rule: LintRuleId;
+  readonly pointer: string;
+  readonly message: string;
+}
+
+/** Which OpenAPI this is: 3.0 or 3.1 as written, 2.0 to convert; anything else cannot be linted. */
+function versionOf(document: unknown, label: string): '3.0' | '3.1' | '2.0' {
+  if (!isRecord(document)) throw new LintInputError(`${label} is not an OpenAPI document: it is ${Array.isArray(document) ? 'an array' : show(document)}, not an object`);
+  const version = own(document, 'openapi');
+  if (version === undefined) {
+    const swagger = own(document, 'swagger');
+    if (swagger === '2.0') return '2.0';
+    throw new LintInputError(
+      swagger !== undefined
+        ? `${label} declares swagger ${show(swagger)}; only Swagger 2.0 and OpenAPI 3.0 and 3.1 are read`
+        : `${label} is not an OpenAPI document: it has neither an openapi nor a swagger member`,
+    );
+  }
+  if (typeof version !== 'string' || !/^3\.[01]\.\d+(?:[-+].*)?$/.test(version)) {
+    throw new LintInputError(`${label} declares openapi ${show(version)}; only OpenAPI 3.0.x and 3.1.x (and Swagger 2.0) are read`);
+  }
+  return version.startsWith('3.0') ? '3.0' : '3.1';
+}
+
+/** What the lint needs of the document's own structure: info with a title and a version, and paths. */
+function structure(document: Record<string, unknown>, version: '3.0' | '3.1' | '2.0'): DocumentFinding[] {
+  const out: DocumentFinding[] = [];
+  const add = (pointer: string, message: string): void => void out.push({ rule: 'openapi-document', pointer, message });
+  const info = own(document, 'info');
+  if (info === undefined) add('', 'the document has no info member: OpenAPI requires info, with a title and a version');
+  else if (!isRecord(info)) add('/info', `info is ${show(info)}, not an object with a title and a version`);
+  else {
+    if (typeof own(info, 'title') !== 'string') add('/info', `info has ${own(info, 'title') === undefined ? 'no title' : `the title ${show(own(info, 'title'))}, not a string`}`);
+    if (typeof own(info, 'version') !== 'string') add('/info', `info has ${own(info, 'version') === undefined ? 'no version' : `the version ${show(own(info, 'version'))}, not a string`}`);
+  }
+  const paths = own(document, 'paths');
+  if (paths === undefined) {
+    const other = version === '3.1' && (own(document, 'components') !== undefined || own(document, 'webhooks') !== undefined);
+    if (!other) add('', version === '3.1' ? 'the document has none of paths, components and webhooks' : 'the document has no paths member');
+  } else if (!isRecord(paths)) add('/paths', `paths is ${show(paths)}, not an object`);
+  return out;
+}
+
+/** Why ref-parser could not load a file, as a finding says it: the error without the absolute path it repeats. */
+function loadError(error: Error): string {
+  const text = error.message.replace(/^Error (?:opening|parsing) (?:file )?[^:]*: ?/, '').split('\n')[0]!.trim();
+  if (error.name === 'ParserError') return `is not valid JSON or YAML${text ? `: ${text}` : ''}`;
+  const code = /\b(E[A-Z]+)\b/.exec(text)?.[1];
+  return code === 'ENOENT' ? 'does not exist' : `cannot be read${code ? ` (${code})` : ''}`;
+}
+
+interface Loaded {
+  readonly docs: Documents;
+  readonly findings: DocumentFinding[];
+  readonly config: LintConfig;
+  /** For a Swagger 2.0 document: maps a pointer in the converted document back to the 2.0 one. */
+  readonly pointerOf: (pointer: string) => string;
+}
+
+async function load(input: string | object, options: LintOpenApiOptions): Promise<Loaded> {
   const cwd = resolvePath(options.cwd ?? process.cwd());
   let base: string;
   let home: string;
@@ -387,7 +253,7 @@ async function load(input: string | object, options: LintOpenApiOptions): Promis
   let label: string;
   if (typeof input === 'string') {
     base = resolvePath(cwd, input);
-    home = dirname(base);
+    home = resolvePath(base, '..');
     document = await parseFile(base);
     label = input;
   } else if (typeof input === 'object' && input !== null) {
@@ -398,7 +264,16 @@ async function load(input: string | object, options: LintOpenApiOptions): Promis
   } else {
     throw new LintInputError(`lintOpenApi takes a file path or a parsed document object, not ${show(input)}`);
   }
-  checkVersion(document, label);
+  const version = versionOf(document, label);
+  const record = document as Record<string, unknown>;
+  const findings = structure(record, version);
+  const own_ = own(record, SPEC_CONFIG_MEMBER);
+  const config = mergeConfigs(own_ === undefined ? undefined : checkLintConfig(own_, `the spec's ${SPEC_CONFIG_MEMBER}`), options.config && checkLintConfig(options.config, 'the config option'));
+  let pointerOf = (pointer: string): string => pointer;
+  if (version === '2.0') {
+    document = await fromSwagger2(record, label);
+    pointerOf = swaggerPointer;
+  }
   let policy;
   try {
     policy = await refPolicy(home, cwd, options);
@@ -407,71 +282,28 @@ async function load(input: string | object, options: LintOpenApiOptions): Promis
     throw error;
   }
   const refused = new Map<string, string>();
+  const unreadable = new Map<string, string>();
   const parser = new $RefParser();
   try {
     // resolve() only loads the files the $refs name; it changes nothing in the document. Every file
-    // goes through the guarded resolver, which reads only what the policy allows.
-    await parser.resolve(base, document as object, { mutateInputSchema: true, resolve: guardedResolvers(policy, refused) });
+    // goes through the guarded resolver, which reads only what the policy allows; a file that cannot
+    // be read or parsed is kept as its error (continueOnError), and each $ref to it is a finding.
+    await parser.resolve(base, document as object, { mutateInputSchema: true, continueOnError: true, resolve: guardedResolvers(policy, refused, unreadable) });
   } catch (error) {
     throw new LintInputError(`cannot resolve the $refs of ${label}: ${(error as Error).message}`, { cause: error });
   }
   const files = new Map<string, unknown>();
-  for (const [key, ref] of Object.entries(parser.$refs._$refs)) files.set(key, ref.value);
+  const failed: [string, Error][] = [];
+  for (const [key, ref] of Object.entries(parser.$refs._$refs)) {
+    if (ref.value instanceof Error) failed.push([key, ref.value]);
+    else files.set(key, ref.value);
+  }
   const root = parser.$refs._root$Ref.path;
   if (root === undefined || !files.has(root)) throw new LintInputError(`cannot resolve the $refs of ${label}: ref-parser kept no root document`);
-  const docs = new Documents(files, root, new Set(refused.keys()));
-  return { docs, refused: refusals(docs, files, refused) };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The body contract
-// ---------------------------------------------------------------------------------------------
-
-/** The required members and the properties a schema states, through $refs and allOf. */
-function schemaParts(docs: Documents, node: Node, depth = 0): { required: Set<string>; properties: Map<string, Node> } {
-  const required = new Set<string>();
-  const properties = new Map<string, Node>();
-  if (depth > 8) return { required, properties };
-  const schema = docs.deref(node);
-  if (!isRecord(schema.value)) return { required, properties };
-  const req = own(schema.value, 'required');
-  if (Array.isArray(req)) for (const name of req) if (typeof name === 'string') required.add(name);
-  const props = docs.child(schema, 'properties');
-  if (isRecord(props.value)) for (const name of Object.keys(props.value)) properties.set(name, docs.child(props, name));
-  const allOf = docs.child(schema, 'allOf');
-  if (Array.isArray(allOf.value)) {
-    for (let i = 0; i < allOf.value.length; i += 1) {
-      const part = schemaParts(docs, docs.child(allOf, String(i)), depth + 1);
-      for (const name of part.required) required.add(name);
-      for (const [name, prop] of part.properties) if (!properties.has(name)) properties.set(name, prop);
-    }
-  }
-  return { required, properties };
-}
-
-/** Which contract a schema is: by $ref to a generated component, else by the members it requires. */
-function contractOf(docs: Documents, node: Node, shapes: WeakMap<object, Kind | null>): Kind | null {
-  let current = node;
-  for (let hops = 0; hops <= MAX_HOPS; hops += 1) {
-    const ref = Documents.refOf(current.value);
-    if (ref === null) break;
-    current = docs.follow(current, ref);
-    const generated = GENERATED_SCHEMAS.get(current.at);
-    if (generated !== undefined && docs.isGenerated(current.file)) return generated;
-  }
-  // A schema's shape depends on the schema alone: each one is read once, however many bodies use it.
-  const value = current.value;
-  if (typeof value === 'object' && value !== null && shapes.has(value)) return shapes.get(value)!;
-  const { required, properties } = schemaParts(docs, current);
-  let kind: Kind | null = null;
-  if (PROBLEM_MEMBERS.every((m) => required.has(m))) kind = 'problem';
-  const error = properties.get('error');
-  if (kind === null && required.has('error') && error !== undefined) {
-    const inner = schemaParts(docs, error).required;
-    if (ENVELOPE_MEMBERS.every((m) => inner.has(m))) kind = 'envelope';
-  }
-  if (typeof value === 'object' && value !== null) shapes.set(value, kind);
-  return kind;
+  const docs = new Documents(files, root, new Set(refused.keys()), unreadable);
+  for (const [key, error] of failed) if (!unreadable.has(key)) unreadable.set(key, loadError(error));
+  findings.push(...refusals(docs, files, refused));
+  return { docs, findings, config, pointerOf };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -487,22 +319,59 @@ function statusFits(status: number, key: string): boolean {
   return /^\d{3}$/.test(key) ? Number(key) === status : key.toUpperCase() === `${String(status)[0]}XX`;
 }
 
+/** True when the catalog's word for a status asks the agent to fix a named field (400, 422). */
+function asksForField(status: string): boolean {
+  if (!/^\d{3}$/.test(status)) return false;
+  const requires: readonly string[] = RETRY_WORDS[CODES[codeForStatus(Number(status))].retry].requires;
+  return requires.includes('field');
+}
+
+/** One finding as the walk records it, with the operations that reached it. */
+interface Found {
+  readonly rule: LintRuleId;
+  readonly pointer: string;
+  readonly message: string;
+  readonly operations: Set<string>;
+}
+
+/** A finding a response produced, to repeat for the next operation that reaches it (pointer null: the response's own site). */
+interface Produced {
+  readonly rule: LintRuleId;
+  readonly pointer: string | null;
+  readonly message: string;
+}
+
 class Linter {
-  readonly findings: LintFinding[] = [];
+  readonly found = new Map<string, Found>();
   private readonly siteCodes: ReadonlySet<string>;
-  private readonly shapes = new WeakMap<object, Kind | null>();
-  /** Per response and status, the findings to repeat at another $ref site (pointer null: that site). */
-  private readonly checked = new Map<string, { rule: LintRuleId; pointer: string | null; message: string }[]>();
+  private readonly reader: SchemaReader;
+  /** The operation being walked, as `GET /orders`. */
+  private operationName = '';
+  /** Per response and status, the findings it produced, repeated for each operation that reaches it. */
+  private readonly checked = new Map<string, Produced[]>();
+  private producing: Produced[] | null = null;
+  private producingSite = '';
 
   constructor(
     private readonly docs: Documents,
     siteCodes: unknown,
+    private readonly config: LintConfig,
   ) {
     this.siteCodes = new Set(Array.isArray(siteCodes) ? siteCodes.filter((c): c is string => typeof c === 'string') : []);
+    this.reader = new SchemaReader(docs, config.format ? namedFormat(config.format) : null);
+  }
+
+  private record(rule: LintRuleId, pointer: string, message: string): void {
+    const key = `${rule}\n${pointer}\n${message}`;
+    let found = this.found.get(key);
+    if (found === undefined) this.found.set(key, (found = { rule, pointer, message, operations: new Set() }));
+    if (this.operationName !== '') found.operations.add(this.operationName);
   }
 
   private add(rule: LintRuleId, node: Node, message: string): void {
-    this.findings.push({ rule, pointer: node.site, message: `${message}${this.docs.where(node)}`, fix: FIXES.get(rule)! });
+    const text = `${message}${this.docs.where(node)}`;
+    this.producing?.push({ rule, pointer: node.site === this.producingSite ? null : node.site, message: text });
+    this.record(rule, node.site, text);
   }
 
   run(): void {
@@ -515,57 +384,62 @@ class Linter {
       if (item === null || !isRecord(item.value)) continue;
       for (const method of METHODS) {
         const operation = docs.child(item, method);
-        if (isRecord(operation.value)) this.operation(operation, method, path);
+        if (!isRecord(operation.value)) continue;
+        this.operationName = `${method.toUpperCase()} ${path}`;
+        this.operation(operation, method);
       }
     }
+    this.operationName = '';
   }
 
-  private operation(operation: Node, method: (typeof METHODS)[number], path: string): void {
+  private operation(operation: Node, method: (typeof METHODS)[number]): void {
     const docs = this.docs;
-    const name = `${method.toUpperCase()} ${path}`;
-    const responses = docs.child(operation, 'responses');
+    const responses = unlessRefused(() => docs.deref(docs.child(operation, 'responses')), null);
+    if (responses === null) return;
     if (!isRecord(responses.value)) {
-      this.add('error-responses-declared', operation, `${name} declares no responses`);
+      this.add('error-responses-declared', operation, 'the operation declares no responses');
       return;
     }
     const keys = Object.keys(responses.value);
     const missing: string[] = [];
     if (!keys.some(isClientKey)) missing.push('no 4xx response');
     if (!keys.some((k) => isServerKey(k) || k === 'default')) missing.push('no 5xx response and no default');
-    if (missing.length > 0) this.add('error-responses-declared', responses, `${name} declares ${missing.join(', and ')}`);
+    if (missing.length > 0) this.add('error-responses-declared', responses, `the operation declares ${missing.join(', and ')}`);
     for (const key of keys) {
-      // A response behind a refused $ref is not checked; one whose parts are is checked up to them.
+      // A response behind a refused or broken $ref is not checked; one whose parts are is checked up to them.
       if (isErrorKey(key)) unlessRefused(() => this.response(docs.deref(docs.child(responses, key)), key, method === 'head'), undefined);
     }
   }
 
   /**
    * Checks each response once per status, so the lint stays linear however often a response is
-   * used: one in the user's document is reported once, at its own pointer; one in another file is
-   * checked once and its findings are repeated at each $ref site that reaches it.
+   * used; the next operation that reaches it adds itself to the findings it produced (at the $ref
+   * site that reaches it, for a response in another file).
    */
   private response(response: Node, status: string, head: boolean): void {
     const key = `${response.file}#${response.at}|${status}${head ? '|head' : ''}`;
-    const inRoot = response.file === this.docs.root;
     const cached = this.checked.get(key);
     if (cached !== undefined) {
-      for (const c of cached) this.findings.push({ rule: c.rule, pointer: c.pointer ?? response.site, message: c.message, fix: FIXES.get(c.rule)! });
+      for (const c of cached) this.record(c.rule, c.pointer ?? response.site, c.message);
       return;
     }
-    const start = this.findings.length;
-    this.checkResponse(response, status, head);
-    const found = inRoot ? [] : this.findings.slice(start);
-    this.checked.set(
-      key,
-      found.map((f) => ({ rule: f.rule, pointer: f.pointer === response.site ? null : f.pointer, message: f.message })),
-    );
+    const produced: Produced[] = [];
+    const [outer, outerSite] = [this.producing, this.producingSite];
+    [this.producing, this.producingSite] = [produced, response.site];
+    try {
+      this.checkResponse(response, status, head);
+    } finally {
+      [this.producing, this.producingSite] = [outer, outerSite];
+    }
+    outer?.push(...produced);
+    this.checked.set(key, produced);
   }
 
   private checkResponse(response: Node, status: string, head: boolean): void {
     const docs = this.docs;
     const label = status === 'default' ? 'the default response' : `the ${status} response`;
     if (!isRecord(response.value)) {
-      this.add('error-body-contract', response, `${label} is ${show(response.value)}, not a Response Object`);
+      this.add('error-body-readable', response, `${label} is ${show(response.value)}, not a Response Object`);
       return;
     }
 
@@ -579,70 +453,99 @@ class Linter {
 
     const content = docs.child(response, 'content');
     const media = isRecord(content.value) ? Object.keys(content.value) : [];
-    const contract = media.filter((m) => MEDIA.has(baseMedia(m)));
-    if (contract.length === 0) {
+    const json = media.filter((m) => JSON_MEDIA.test(baseMedia(m)));
+    if (json.length === 0) {
       if (!(head && media.length === 0)) {
         const has = media.length === 0 ? 'declares no body' : `declares only ${media.join(', ')}`;
-        this.add('error-body-contract', media.length === 0 ? response : content, `${label} ${has}; its body is neither application/json nor application/problem+json`);
+        this.add('error-body-readable', media.length === 0 ? response : content, `${label} ${has}: an agent reads no code from it`);
       }
       return;
     }
-    for (const type of contract) {
-      const kind = MEDIA.get(baseMedia(type))!;
-      const mediaType = docs.child(content, type);
-      if (!isRecord(mediaType.value)) continue;
-      const schema = docs.child(mediaType, 'schema');
-      if (schema.value === undefined) {
-        this.add('error-body-contract', mediaType, `the ${type} body of ${label} has no schema; it should be the ${KIND_NAME[kind]}`);
-      } else {
-        const is = unlessRefused<Kind | null | undefined>(() => contractOf(docs, schema, this.shapes), undefined);
-        if (is !== undefined && is !== kind) {
-          const why =
-            is === null
-              ? kind === 'envelope'
-                ? 'it does not require an error object with code, message and retry'
-                : `it does not require ${PROBLEM_MEMBERS.join(', ')}`
-              : `it is the ${KIND_NAME[is]}, which goes as ${KIND_MEDIA[is]}`;
-          this.add('error-body-contract', schema, `the ${type} body of ${label} is not the ${KIND_NAME[kind]}: ${why}`);
+    for (const type of json) {
+      const mediaType = unlessRefused(() => docs.deref(docs.child(content, type)), null);
+      if (mediaType === null || !isRecord(mediaType.value)) continue;
+      const schemaNode = docs.child(mediaType, 'schema');
+      if (schemaNode.value === undefined) {
+        this.add('error-body-readable', mediaType, `the ${type} body of ${label} has no schema`);
+        continue;
+      }
+      const schema = unlessRefused(() => docs.deref(schemaNode), null);
+      if (schema === null) continue;
+      const reading = this.reader.read(schema);
+      this.body(this.reader.placeOf(schema), reading, status);
+      const examples: Node[] = [];
+      if (Object.hasOwn(mediaType.value, 'example')) examples.push(docs.child(mediaType, 'example'));
+      const named = docs.child(mediaType, 'examples');
+      if (isRecord(named.value)) {
+        for (const name of Object.keys(named.value)) {
+          const example = unlessRefused(() => docs.deref(docs.child(named, name)), null);
+          if (example !== null && isRecord(example.value) && Object.hasOwn(example.value, 'value')) examples.push(docs.child(example, 'value'));
         }
       }
-      if (Object.hasOwn(mediaType.value, 'example')) {
-        this.example(docs.child(mediaType, 'example'), kind, type, status, retryAfter);
-      }
-      const examples = docs.child(mediaType, 'examples');
-      if (isRecord(examples.value)) {
-        for (const name of Object.keys(examples.value)) {
-          const example = unlessRefused(() => docs.deref(docs.child(examples, name)), null);
-          if (example !== null && isRecord(example.value) && Object.hasOwn(example.value, 'value')) {
-            this.example(docs.child(example, 'value'), kind, type, status, retryAfter);
-          }
-        }
-      }
+      for (const example of examples) this.example(example, reading, baseMedia(type), status, retryAfter);
     }
   }
 
-  private example(example: Node, kind: Kind, type: string, status: string, retryAfter: string | undefined): void {
+  /** What an agent needs of a body schema: a code, what to do next, a message, and for a fix, the field. */
+  private body(schema: Node, reading: BodyReading, status: string): void {
+    const { format, found, codes } = reading;
+    const where = (part: 'code' | 'retry' | 'message' | 'field'): string =>
+      format.named ? `no ${format.places[part][0] ?? part} (where the lint config's format keeps the ${part === 'retry' ? 'retry word' : part})` : `no ${part} member (${format.places[part].join(', ') || 'none in this format'})`;
+    const name = format.named ? 'the error body' : `the error body (${format.id} format)`;
+    if (found.code === null) this.add('error-code', schema, `${name} has ${where('code')}: an agent cannot tell one error from another`);
+    const retryByCode = this.config.retryByCode;
+    if (found.retry === null && format.retryFrom.length === 0 && !catalogCodes(codes, this.siteCodes)) {
+      if (retryByCode === undefined) {
+        this.add('error-retry', schema, `${name} does not say what to do next: it has ${where('retry')}, and its codes are not the catalog's`);
+      } else if (codes !== null) {
+        const unmapped = codes.filter((c) => !Object.hasOwn(retryByCode, c) && !isKnownCode(c) && !this.siteCodes.has(c));
+        if (unmapped.length > 0) this.add('error-retry', schema, `${name} allows codes with no retry word in the config's retryByCode: ${unmapped.slice(0, 10).map((c) => show(c)).join(', ')}${unmapped.length > 10 ? ` and ${unmapped.length - 10} more` : ''}`);
+      }
+    }
+    if (found.message === null) this.add('error-message', schema, `${name} has ${where('message')}`);
+    if (found.field === null && asksForField(status)) this.add('fix-input-field', schema, `${name} under ${status} asks the agent to fix its input, but has ${where('field')} to say which`);
+  }
+
+  private example(example: Node, reading: BodyReading, media: string, status: string, retryAfter: string | undefined): void {
+    const { format, found } = reading;
+    // The envelope and a problem with the catalog's members are checked by this package's validators.
+    const ours = !format.named && (format.id === 'envelope' || (format.id === 'problem' && found.code === '/code' && found.retry !== null));
+    if (ours) return this.ourExample(example, format.id === 'envelope' ? 'envelope' : 'problem', status, retryAfter);
+    const body = example.value;
+    const faults: string[] = [];
+    const code = found.code === null ? undefined : valueAt(body, found.code);
+    if (found.code !== null && (code === undefined || code === null || code === '')) faults.push(`it has no code at ${found.code}`);
+    if (found.message !== null && typeof valueAt(body, found.message) !== 'string') faults.push(`it has no message at ${found.message}`);
+    const retry = found.retry === null ? undefined : valueAt(body, found.retry);
+    if (retry !== undefined && !isRetryWord(retry) && found.retry !== null && !found.retry.endsWith('/next_step')) faults.push(`its retry word at ${found.retry} is ${show(retry)}, not one of ${Object.keys(RETRY_WORDS).join(', ')}`);
+    const delay = found.delay === null ? undefined : valueAt(body, found.delay);
+    if (delay !== undefined && delay !== null && !isRecord(delay) && !Array.isArray(delay) && !(typeof delay === 'number' && delay >= 0)) faults.push(`its delay at ${found.delay} is ${show(delay)}, not a number of seconds`);
+    const retryByCode = this.config.retryByCode;
+    if (retryByCode !== undefined && typeof code === 'string' && !isRetryWord(retry) && !Object.hasOwn(retryByCode, code) && !isKnownCode(code) && !this.siteCodes.has(code)) {
+      faults.push(`its code ${show(code)} has no retry word in the config's retryByCode`);
+    }
+    if (faults.length > 0) this.add('error-example-valid', example, `the ${media} example of ${format.named ? 'the error body' : format.name}: ${faults.join('; ')}`);
+  }
+
+  private ourExample(example: Node, kind: 'envelope' | 'problem', status: string, retryAfter: string | undefined): void {
     const body = example.value;
     const numeric = /^\d{3}$/.test(status) ? Number(status) : undefined;
     const code = isRecord(own(body, 'error')) ? own(own(body, 'error'), 'code') : own(body, 'code');
     const known = isKnownCode(code);
     const result = kind === 'envelope' ? validateEnvelope(body) : validateProblem(body);
-
     if (!result.valid) {
       const issues = result.errors.slice(0, 3).map((i: ValidationIssue) => `${i.pointer || '(the body)'} ${i.message}`);
       const more = result.errors.length > 3 ? `; and ${result.errors.length - 3} more` : '';
-      this.add('error-example-valid', example, `the ${type} example is not a valid ${kind}: ${issues.join('; ')}${more}`);
+      this.add('error-example-valid', example, `the example is not a valid ${kind}: ${issues.join('; ')}${more}`);
     } else if (kind === 'problem' && !known && numeric !== undefined && own(body, 'status') !== numeric) {
       this.add('error-example-valid', example, `the problem's status member is ${show(own(body, 'status'))}, but the example sits under ${status}`);
     }
-
     if (typeof code === 'string' && !known && !this.siteCodes.has(code)) {
       this.add('example-code-known', example, `code ${show(code)} is neither a catalog code nor one of the site's codes`);
     }
     if (known && status !== 'default' && !statusFits(CODES[code].status, status)) {
       this.add('example-status-matches', example, `code ${show(code)} has status ${CODES[code].status} in the catalog, but the example sits under ${status}`);
     }
-
     // The review: what the validators cannot see (prose, headers), and, for a valid body, what they do not check.
     for (const v of violations([{ name: 'example', status: numeric, headers: retryAfter === undefined ? undefined : { 'retry-after': retryAfter }, body }])) {
       if (v.rule === 'status-disagrees') continue; // said by example-status-matches or error-example-valid
@@ -674,63 +577,79 @@ function headerExample(docs: Documents, header: Node): string | undefined {
   return found === undefined ? undefined : String(found);
 }
 
-/** Findings sorted by pointer, then by the rule's place in LINT_RULES, then by message; duplicates dropped. */
-function sortFindings(findings: readonly LintFinding[]): LintFinding[] {
-  const seen = new Set<string>();
-  const out: LintFinding[] = [];
-  for (const f of findings) {
-    const key = `${f.rule}\n${f.pointer}\n${f.message}`;
-    if (!seen.has(key)) {
-      seen.add(key);
-      out.push(f);
-    }
-  }
-  const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-  return out.sort((a, b) => cmp(a.pointer, b.pointer) || RULE_ORDER.get(a.rule)! - RULE_ORDER.get(b.rule)! || cmp(a.message, b.message));
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Findings sorted by pointer, then by the rule's place in LINT_RULES, then by message. */
+function sortFindings(findings: LintFinding[]): LintFinding[] {
+  return findings.sort((a, b) => compare(a.pointer, b.pointer) || RULES.get(a.rule)!.order - RULES.get(b.rule)!.order || compare(a.message, b.message));
 }
 
 /**
- * Lints an OpenAPI 3.0 or 3.1 document against this package's error contract (the rules of
- * LINT_RULES): every operation declares its error responses, every 429 and 503 declares
- * Retry-After, every error body is the Envelope (application/json) or the Problem
- * (application/problem+json), and every example of an error body is valid, passes violations(),
- * names a known code and sits under that code's status.
+ * Lints an OpenAPI 3.0 or 3.1 document (or a Swagger 2.0 one, read as the 3.0 document it converts
+ * to) for errors an agent can act on, in the error format the team already has: every error
+ * response has a JSON body whose schema keeps a code, says what to do next, and keeps a message (and
+ * for a fix, the field); every 429 and 503 declares Retry-After; every example is a valid body of
+ * its format. The format is the one the config (or the spec's `x-agent-errors`) names, or else the
+ * first of LINT_FORMATS whose members the schema has: this package's envelope, problem details,
+ * google.rpc.Status, Stripe's error, JSON:API, an `error` member, members at the top.
  *
  * `input` is a file path (YAML, or JSON when it ends in .json; a relative path is read from
- * `options.cwd`, default the current directory; its $refs resolve relative to the file, so
- * `./node_modules/@agent-index/errors/generated/openapi.json#/...` works) or an already-parsed
- * document object, which is not changed (its $refs resolve relative to `options.cwd`). The input
- * may be untrusted: its $refs load only files in its own folder tree and this package's generated/
- * folder, unless `allowRefsOutside` or `allowRemoteRefs` allow more; every other $ref is a
- * ref-not-allowed finding, and what it names is neither read nor fetched. Only the
- * operations under `paths` are checked, and only what they reach; webhooks and callbacks are not.
- * Responses are error responses when their key is 4xx, 5xx, 4XX, 5XX or default; a HEAD
- * operation's error responses may have no body.
+ * `options.cwd`, default the current directory; its $refs resolve relative to the file) or an
+ * already-parsed document object, which is not changed (its $refs resolve relative to `options.cwd`).
+ * The input may be untrusted: its $refs load only files in its own folder tree and this package's
+ * generated/ folder, unless `allowRefsOutside` or `allowRemoteRefs` allow more; every other $ref is a
+ * ref-not-allowed finding, and what it names is neither read nor fetched. A $ref that cannot be
+ * read or points to nothing is a ref-unresolved finding; the rest is linted either way.
  *
- * Resolves to the findings sorted by pointer, then in LINT_RULES order; an empty list means the
- * document passes. Each pointer names a place in the document as written (see LintFinding).
+ * Resolves to the findings sorted by pointer, then in LINT_RULES order, each with the severity the
+ * config gives its rule (a rule set to `off` reports nothing). A finding is about one place: a body
+ * schema or response used by many operations is one finding listing them.
  *
  * @throws LintInputError (a usage error, never a finding) when the file cannot be read or parsed,
- *   the document is not OpenAPI 3.0.x or 3.1.x, a $ref the lint may follow cannot be resolved
- *   (a missing file, a pointer to nothing, a loop), or an allowRemoteRefs prefix is no URL.
- * @example (await lintOpenApi('openapi.yaml')).map((f) => `${f.pointer} ${f.rule}`)
+ *   the document is neither OpenAPI 3.0.x or 3.1.x nor Swagger 2.0, the config is not valid, or an
+ *   allowRemoteRefs prefix is no URL.
+ * @example (await lintOpenApi('openapi.yaml')).map((f) => `${f.severity} ${f.pointer} ${f.rule}`)
  */
 export async function lintOpenApi(input: string | object, options: LintOpenApiOptions = {}): Promise<LintFinding[]> {
-  const { docs, refused } = await load(input, options);
-  const linter = new Linter(docs, options.siteCodes);
+  const { docs, findings, config, pointerOf } = await load(input, options);
+  const linter = new Linter(docs, options.siteCodes, config);
   linter.run();
-  return sortFindings([...refused, ...linter.findings]);
+  const all: { rule: LintRuleId; pointer: string; message: string; operations: Iterable<string> }[] = [
+    ...findings.map((f) => ({ ...f, operations: [] })),
+    ...linter.found.values(),
+    ...[...docs.broken.values()].map((b) => ({ rule: 'ref-unresolved' as const, pointer: b.pointer, message: b.message, operations: [] })),
+  ];
+  const out: LintFinding[] = [];
+  const seen = new Set<string>();
+  for (const f of all) {
+    const setting = config.rules?.[f.rule] ?? RULES.get(f.rule)!.severity;
+    if (setting === 'off') continue;
+    const pointer = pointerOf(f.pointer);
+    const key = `${f.rule}\n${pointer}\n${f.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ rule: f.rule, severity: setting, pointer, message: f.message, fix: RULES.get(f.rule)!.fix, operations: [...f.operations].sort(compare) });
+  }
+  return sortFindings(out);
 }
 
 /** Options of formatFindings(). */
 export interface FormatFindingsOptions {
   /** Wrap the rule ids and the summary in ANSI colour (the CLI passes true on a TTY only). */
   readonly color?: boolean;
+  /** How many of a finding's operations to name before "and N more". @default 3 */
+  readonly operations?: number;
+}
+
+/** "GET /a, POST /b and 3 more" */
+export function operationList(operations: readonly string[], shown = 3): string {
+  const head = operations.slice(0, shown).join(', ');
+  return operations.length > shown ? `${head} and ${operations.length - shown} more` : head;
 }
 
 /**
- * The findings as text for people: one line per finding (pointer, rule, message), its fix indented
- * on the next line, and a summary line counting the findings per rule.
+ * The findings as text for people: one line per finding (pointer, severity, rule, message), the
+ * operations that use the place and the fix indented below, and a summary line.
  * @example console.log(formatFindings(await lintOpenApi('openapi.yaml')))
  */
 export function formatFindings(findings: readonly LintFinding[], options: FormatFindingsOptions = {}): string {
@@ -738,15 +657,17 @@ export function formatFindings(findings: readonly LintFinding[], options: Format
   const lines: string[] = [];
   const counts = new Map<string, number>();
   for (const f of findings) {
-    lines.push(`${f.pointer || '/'}  ${paint('31', f.rule)}  ${f.message}`, `    fix: ${f.fix}`);
+    lines.push(`${f.pointer || '/'}  ${paint(f.severity === 'error' ? '31' : '33', `${f.severity} ${f.rule}`)}  ${f.message}`);
+    if (f.operations.length > 0) lines.push(`    used by ${f.operations.length === 1 ? '' : `${f.operations.length} operations: `}${operationList(f.operations, options.operations ?? 3)}`);
+    lines.push(`    fix: ${f.fix}`);
     counts.set(f.rule, (counts.get(f.rule) ?? 0) + 1);
   }
   if (findings.length === 0) {
     lines.push(paint('32', `No findings: the document passes all ${LINT_RULES.length} rules.`));
   } else {
+    const errors = findings.filter((f) => f.severity === 'error').length;
     const per = LINT_RULES.filter((r) => counts.has(r.id)).map((r) => `${counts.get(r.id)} ${r.id}`);
-    if (lines.length > 0) lines.push('');
-    lines.push(paint('1', `${findings.length} finding${findings.length === 1 ? '' : 's'}: ${per.join(', ')}`));
+    lines.push('', paint('1', `${errors} error${errors === 1 ? '' : 's'}, ${findings.length - errors} warning${findings.length - errors === 1 ? '' : 's'}: ${per.join(', ')}`));
   }
   return lines.join('\n');
 }

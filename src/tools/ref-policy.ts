@@ -259,7 +259,7 @@ async function judge(address: string, policy: Policy): Promise<Verdict> {
  * resolver, which reads an allowed file itself, hands an allowed URL to ref-parser's own http
  * resolver, and records a refused one in `refused` (its key, and why) and loads the placeholder.
  */
-export function guardedResolvers(policy: Policy, refused: Map<string, string>): NonNullable<ParserOptions['resolve']> {
+export function guardedResolvers(policy: Policy, refused: Map<string, string>, unreadable?: Map<string, string>): NonNullable<ParserOptions['resolve']> {
   return {
     external: true,
     file: false,
@@ -273,7 +273,16 @@ export function guardedResolvers(policy: Policy, refused: Map<string, string>): 
           refused.set(file.url, verdict.why);
           return REFUSED_PLACEHOLDER;
         }
-        if (verdict.file !== undefined) return readFile(verdict.file);
+        if (verdict.file !== undefined) {
+          try {
+            return await readFile(verdict.file);
+          } catch (error) {
+            // Why, in a word a finding can say: the file is missing, a folder, or not readable.
+            const code = (error as NodeJS.ErrnoException).code;
+            unreadable?.set(file.url, code === 'ENOENT' ? 'does not exist' : code === 'EISDIR' ? 'is a folder' : `cannot be read${code ? ` (${code})` : ''}`);
+            throw error;
+          }
+        }
         // ref-parser's own download: its safe-URL check (DNS and redirects included) for `true`; none,
         // and no redirect, for a prefix the caller listed.
         const http = verdict.listed ? { ...HTTPResolver, safeUrlResolver: false, redirects: 0 } : { ...HTTPResolver, safeUrlResolver: true };

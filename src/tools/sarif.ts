@@ -2,7 +2,8 @@
 // (issue 6, item 5). The rules come from the generated LINT_RULES, never restated here.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { LINT_RULES } from '../../generated/lint-rules.js';
-import type { LintFinding } from './lint-openapi.js';
+import type { LintConfig, Severity } from './lint-config.js';
+import { operationList, type LintFinding } from './lint-openapi.js';
 
 /** The `$schema` a SARIF 2.1.0 log names (SchemaStore's copy of the OASIS schema, as CodeQL writes it). */
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -19,7 +20,7 @@ export interface SarifRule {
   readonly id: string;
   readonly shortDescription: SarifMessage;
   readonly help: SarifMessage;
-  readonly defaultConfiguration: { readonly level: 'error' };
+  readonly defaultConfiguration: { readonly level: Severity };
 }
 
 /** One location of a result: the spec file, a line when the source was given, and the JSON pointer. */
@@ -35,7 +36,7 @@ export interface SarifLocation {
 export interface SarifResult {
   readonly ruleId: string;
   readonly ruleIndex: number;
-  readonly level: 'error';
+  readonly level: Severity;
   readonly message: SarifMessage;
   readonly locations: readonly [SarifLocation];
 }
@@ -62,6 +63,8 @@ export interface ToSarifOptions {
    * member its pointer names; without it, results name the file and the pointer only.
    */
   readonly source?: string;
+  /** The lint config the findings were made with: each rule's level is its severity there. */
+  readonly config?: LintConfig;
 }
 
 /** A file path as a SARIF uri-reference: forward slashes, and the characters a URI cannot carry escaped. */
@@ -71,6 +74,22 @@ function toUriReference(path: string): string {
   const absoluteWindows = /^[a-z]:\//i.test(posix);
   const encoded = encodeURI(posix).replace(/[?#]/g, (c) => encodeURIComponent(c));
   return absoluteWindows ? `file:///${encoded}` : encoded;
+}
+
+/**
+ * A function giving the 1-based line and column of the member a JSON pointer names in `source`
+ * (YAML or JSON text), or null where the text does not parse or has no such member.
+ */
+export function locator(source: string | undefined): (pointer: string) => { startLine: number; startColumn: number } | null {
+  if (typeof source !== 'string') return () => null;
+  const lines = new LineCounter();
+  let parsed: { doc: ReturnType<typeof parseDocument>; lines: LineCounter };
+  try {
+    parsed = { doc: parseDocument(source, { lineCounter: lines, uniqueKeys: false }), lines };
+  } catch {
+    return () => null;
+  }
+  return (pointer) => lineOf(parsed, pointer);
 }
 
 /** The 1-based line and column of the member a JSON pointer names in YAML or JSON text, or null. */
@@ -96,10 +115,16 @@ function lineOf(source: { doc: ReturnType<typeof parseDocument>; lines: LineCoun
   return { startLine: line, startColumn: col };
 }
 
+/** A rule's level in the run: its severity in the config, else its own (a rule turned off keeps its own). */
+function levelOf(rule: string, severity: Severity, config: LintConfig | undefined): Severity {
+  const setting = (config?.rules as Record<string, string | undefined> | undefined)?.[rule];
+  return setting === 'error' || setting === 'warning' ? setting : severity;
+}
+
 /**
  * lintOpenApi's findings as a SARIF 2.1.0 log: one run of the tool `agent-errors` whose rules are
- * LINT_RULES (id, summary as shortDescription, fix as help), and one result per finding at level
- * error. Each result's location names the spec (`uri`) and, as
+ * LINT_RULES (id, summary as shortDescription, fix as help, severity as default level), and one
+ * result per finding at its severity. Each result's location names the spec (`uri`) and, as
  * `logicalLocations[0].fullyQualifiedName`, the finding's JSON pointer: SARIF has no region type
  * for a JSON pointer, so the pointer goes where SARIF puts a logical name. Given the spec's text
  * (`source`), each result also gets the line and column of that member as its region, which
@@ -109,22 +134,14 @@ function lineOf(source: { doc: ReturnType<typeof parseDocument>; lines: LineCoun
 export function toSarif(findings: readonly LintFinding[], options: ToSarifOptions): SarifLog {
   const uri = toUriReference(options.uri);
   const index = new Map<string, number>(LINT_RULES.map((r, i) => [r.id, i]));
-  let source: { doc: ReturnType<typeof parseDocument>; lines: LineCounter } | null = null;
-  if (typeof options.source === 'string') {
-    const lines = new LineCounter();
-    try {
-      source = { doc: parseDocument(options.source, { lineCounter: lines, uniqueKeys: false }), lines };
-    } catch {
-      source = null;
-    }
-  }
+  const locate = locator(options.source);
   const results = findings.map((f): SarifResult => {
-    const region = source === null ? null : lineOf(source, f.pointer);
+    const region = locate(f.pointer);
     return {
       ruleId: f.rule,
       ruleIndex: index.get(f.rule)!,
-      level: 'error',
-      message: { text: f.message },
+      level: f.severity,
+      message: { text: f.operations.length === 0 ? f.message : `${f.message} (used by ${operationList(f.operations)})` },
       locations: [
         {
           physicalLocation: { artifactLocation: { uri, index: 0 }, ...(region === null ? {} : { region }) },
@@ -146,7 +163,7 @@ export function toSarif(findings: readonly LintFinding[], options: ToSarifOption
               id: r.id,
               shortDescription: { text: r.summary },
               help: { text: r.fix },
-              defaultConfiguration: { level: 'error' },
+              defaultConfiguration: { level: levelOf(r.id, r.severity, options.config) },
             })),
           },
         },

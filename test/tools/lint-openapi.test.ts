@@ -17,7 +17,9 @@ const GENERATED = here('../../generated/');
 const FAULTS: readonly (readonly [string, string])[] = [
   ['example-code-known', '/components/responses/NotFoundLocal/content/application~1json/example'],
   ['error-responses-declared', '/paths/~1orders/get/responses'],
-  ['error-body-contract', '/paths/~1orders/post/responses/400/content/application~1json/schema'],
+  ['error-code', '/paths/~1orders/post/responses/400/content/application~1json/schema'],
+  ['error-retry', '/paths/~1orders/post/responses/400/content/application~1json/schema'],
+  ['fix-input-field', '/paths/~1orders/post/responses/400/content/application~1json/schema'],
   ['retry-after-declared', '/paths/~1orders/post/responses/429'],
   ['error-example-valid', '/paths/~1orders/post/responses/429/content/application~1json/example'],
   ['retry-after-declared', '/paths/~1orders/post/responses/503'],
@@ -151,7 +153,10 @@ describe('lintOpenApi rule by rule', () => {
     const doc = (responses: Record<string, unknown>) => withResponses(responses);
     const rules = async (responses: Record<string, unknown>) => pairs(await lintObject(doc(responses)));
     expect(await rules({})).toEqual([['error-responses-declared', '/paths/~1things/get/responses']]);
-    expect((await lintObject(doc({})))[0]!.message).toBe('GET /things declares no 4xx response, and no 5xx response and no default');
+    const [missing] = await lintObject(doc({}));
+    expect(missing!.message).toBe('the operation declares no 4xx response, and no 5xx response and no default');
+    expect(missing!.operations).toEqual(['GET /things']);
+    expect(missing!.severity).toBe('warning');
     expect(await rules({ '404': generated('NotFound') })).toEqual([['error-responses-declared', '/paths/~1things/get/responses']]);
     expect(await rules({ '404': generated('NotFound'), default: generated('InternalServerError') })).toEqual([]);
     expect(await rules({ '4XX': generated('BadRequest'), '5XX': generated('InternalServerError') })).toEqual([]);
@@ -218,22 +223,26 @@ describe('lintOpenApi rule by rule', () => {
     for (const f of findings) expect(f.message).toContain('(in faulty-3.1.yaml#/components/responses/NotFoundLocal/content/application~1json/example)');
   });
 
-  it('wants application/json or application/problem+json: a wildcard or another +json type is not enough', async () => {
+  it('reads any JSON media type, and asks every error response for a JSON body with a schema', async () => {
     const document = withResponses({
       '400': { description: 'a', content: { 'application/*': { schema: ENVELOPE } } },
       '404': { description: 'b', content: { 'application/vnd.api+json': { schema: ENVELOPE }, '*/*': { schema: ENVELOPE } } },
+      '409': { description: 'c', content: { 'text/html': {} } },
+      '410': { description: 'd', content: { 'application/json': {} } },
       '500': { description: 'no body' },
     });
     const findings = await lintObject(document);
     expect(pairs(findings)).toEqual([
-      ['error-body-contract', '/paths/~1things/get/responses/400/content'],
-      ['error-body-contract', '/paths/~1things/get/responses/404/content'],
-      ['error-body-contract', '/paths/~1things/get/responses/500'],
+      ['error-body-readable', '/paths/~1things/get/responses/400/content'],
+      ['error-body-readable', '/paths/~1things/get/responses/409/content'],
+      ['error-body-readable', '/paths/~1things/get/responses/410/content/application~1json'],
+      ['error-body-readable', '/paths/~1things/get/responses/500'],
     ]);
-    expect(findings[1]!.message).toContain('application/vnd.api+json');
+    expect(findings[1]!.message).toBe('the 409 response declares only text/html: an agent reads no code from it');
+    expect(findings[3]!.message).toBe('the 500 response declares no body: an agent reads no code from it');
   });
 
-  it('accepts a media type with parameters and the contract by shape, and refuses each body under the other media type', async () => {
+  it('reads the format from the schema, whatever the media type: the parts it requires count as much as the parts it describes', async () => {
     const envelopeByShape = {
       type: 'object',
       required: ['error'],
@@ -241,21 +250,17 @@ describe('lintOpenApi rule by rule', () => {
     };
     const problemByShape = { allOf: [{ required: ['type', 'title', 'status'] }, { required: ['code', 'next_step'] }] };
     const ok = withResponses({
-      '400': { description: 'a', content: { 'application/json; charset=utf-8': { schema: envelopeByShape }, 'application/problem+json': { schema: problemByShape } } },
+      '400': {
+        description: 'a',
+        content: {
+          'application/json; charset=utf-8': { schema: { ...envelopeByShape, properties: { error: { ...envelopeByShape.properties.error, properties: { field: { type: 'string' } } } } } },
+          'application/problem+json': { schema: { ...problemByShape, properties: { param: { type: 'string' } } } },
+        },
+      },
+      '404': { description: 'b', content: { 'application/json': { schema: PROBLEM }, 'application/problem+json': { schema: envelopeByShape } } },
       default: generated('InternalServerError'),
     });
     expect(await lintObject(ok)).toEqual([]);
-    const swapped = withResponses({
-      '400': { description: 'a', content: { 'application/json': { schema: PROBLEM }, 'application/problem+json': { schema: envelopeByShape } } },
-      '500': { description: 'b', content: { 'application/json': {} } },
-    });
-    const findings = await lintObject(swapped);
-    expect(pairs(findings)).toEqual([
-      ['error-body-contract', '/paths/~1things/get/responses/400/content/application~1json/schema'],
-      ['error-body-contract', '/paths/~1things/get/responses/400/content/application~1problem+json/schema'],
-      ['error-body-contract', '/paths/~1things/get/responses/500/content/application~1json'],
-    ]);
-    expect(findings[0]!.message).toContain('it is the Problem, which goes as application/problem+json');
   });
 
   it('checks the examples under a default response but not their status', async () => {
@@ -337,10 +342,10 @@ describe('lintOpenApi reading files, and its usage errors', () => {
     expect(pairs(await lintOpenApi(join(dir, 'merge.yaml')))).toEqual([['retry-after-declared', '/paths/~1a/get/responses/503']]);
   });
 
-  it('refuses a Swagger 2.0 document, another OpenAPI version and a non-object', async () => {
-    await rejects(lintOpenApi({ swagger: '2.0', paths: {} }), /Swagger "2\.0"; only OpenAPI 3\.0 and 3\.1/);
-    await rejects(lintOpenApi({ openapi: '3.2.0', paths: {} }), /openapi "3\.2\.0"; only OpenAPI 3\.0\.x and 3\.1\.x/);
-    await rejects(lintOpenApi({ info: {} }), /no openapi member/);
+  it('refuses another OpenAPI or Swagger version and a non-object', async () => {
+    await rejects(lintOpenApi({ swagger: '1.2', paths: {} }), /swagger "1\.2"; only Swagger 2\.0 and OpenAPI 3\.0 and 3\.1 are read/);
+    await rejects(lintOpenApi({ openapi: '3.2.0', paths: {} }), /openapi "3\.2\.0"; only OpenAPI 3\.0\.x and 3\.1\.x \(and Swagger 2\.0\) are read/);
+    await rejects(lintOpenApi({ info: {} }), /neither an openapi nor a swagger member/);
     await rejects(lintOpenApi([] as unknown as object), /not an OpenAPI document/);
   });
 
@@ -350,13 +355,24 @@ describe('lintOpenApi reading files, and its usage errors', () => {
     await rejects(lintOpenApi(join(dir, 'broken.json')), /broken\.json is not valid JSON/);
   });
 
-  it('refuses a $ref to a missing file or to nothing, naming the $ref and where it is written', async () => {
-    await rejects(lintObject(withResponses({ '404': { $ref: './nowhere.json#/x' } })), /cannot resolve the \$refs/);
-    await rejects(lintObject(withResponses({ '404': generated('EnhanceYourCalm') })), /EnhanceYourCalm" at \/paths\/~1things\/get\/responses\/404 points to nothing/);
-    await rejects(lintObject(withResponses({ '404': { $ref: '#/components/responses/A' } }, { components: { responses: { A: { $ref: '#/components/responses/A' } } } })), /circular/);
+  it('reports a $ref to a missing file, to nothing or in a loop as one ref-unresolved finding at its place, and lints the rest', async () => {
+    const unresolved = async (responses: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<LintFinding[]> =>
+      (await lintObject(withResponses({ ...responses, '429': { description: 'no Retry-After', content: { 'application/json': { schema: ENVELOPE } } } }, extra))).filter(
+        (f) => f.rule !== 'error-responses-declared',
+      );
+    const missing = await unresolved({ '404': { $ref: './nowhere.json#/x' } });
+    expect(pairs(missing)).toEqual([
+      ['ref-unresolved', '/paths/~1things/get/responses/404'],
+      ['retry-after-declared', '/paths/~1things/get/responses/429'],
+    ]);
+    expect(missing[0]!.message).toBe('the $ref "./nowhere.json#/x" names nowhere.json, which does not exist');
+    const nothing = await unresolved({ '404': generated('EnhanceYourCalm') });
+    expect(nothing[0]!.message).toMatch(/^the \$ref ".*EnhanceYourCalm" points to nothing: .*generated\/openapi.json#\/components\/responses\/EnhanceYourCalm does not exist$/);
+    const selfLoop = await unresolved({ '404': { $ref: '#/components/responses/A' } }, { components: { responses: { A: { $ref: '#/components/responses/A' } } } });
+    expect(selfLoop[0]!.message).toMatch(/is circular$/);
     // A loop through $refs met on the way to a target (A/x goes through B, B/x through A).
     const loop = { responses: { A: { $ref: '#/components/responses/B/x' }, B: { $ref: '#/components/responses/A/x' } } };
-    await rejects(lintObject(withResponses({ '404': { $ref: '#/components/responses/A/x' } }, { components: loop })), /circular/);
+    expect((await unresolved({ '404': { $ref: '#/components/responses/A/x' } }, { components: loop }))[0]!.rule).toBe('ref-unresolved');
   });
 });
 
@@ -390,14 +406,15 @@ describe('lintOpenApi on arbitrary documents', () => {
 });
 
 describe('formatFindings', () => {
-  it('prints one line per finding, its fix indented below, and a summary per rule', async () => {
+  it('prints one line per finding, the operations that use its place and its fix indented below, and a summary', async () => {
     const findings = await lintOpenApi(fixture('faulty-3.1.yaml'));
     const lines = formatFindings(findings).split('\n');
-    expect(lines).toHaveLength(findings.length * 2 + 2);
-    expect(lines[0]).toBe(`${findings[0]!.pointer}  ${findings[0]!.rule}  ${findings[0]!.message}`);
-    expect(lines[1]).toBe(`    fix: ${findings[0]!.fix}`);
+    expect(lines).toHaveLength(findings.length * 3 + 2);
+    expect(lines[0]).toBe(`${findings[0]!.pointer}  ${findings[0]!.severity} ${findings[0]!.rule}  ${findings[0]!.message}`);
+    expect(lines[1]).toBe('    used by GET /orders/{id}');
+    expect(lines[2]).toBe(`    fix: ${findings[0]!.fix}`);
     expect(lines.at(-1)).toBe(
-      '8 findings: 1 error-responses-declared, 2 retry-after-declared, 1 error-body-contract, 1 error-example-valid, 1 error-example-review, 1 example-code-known, 1 example-status-matches',
+      '8 errors, 2 warnings: 1 error-responses-declared, 1 error-code, 1 error-retry, 1 fix-input-field, 2 retry-after-declared, 1 error-example-valid, 1 error-example-review, 1 example-code-known, 1 example-status-matches',
     );
   });
 

@@ -194,6 +194,8 @@ describe('a $ref to a file outside the spec folder', () => {
         pointer: '/paths/~1a/get/responses/404',
         message: `the $ref "../outside.yaml#/components/responses/Leak" (in shared.yaml#/components/responses/Out) is outside the spec's folder (${spec}) and every folder allowed: it was not read`,
         fix: FIX,
+        severity: 'error',
+        operations: [],
       },
     ]);
     expect(leaked(findings)).toBe(false);

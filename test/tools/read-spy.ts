@@ -50,6 +50,7 @@ export const LEAK_YAML = [
   '      description: leak',
   '      content:',
   '        application/json:',
+  '          schema: { type: object, required: [error], properties: { error: { type: object, required: [code, message, retry] } } }',
   `          example: { error: { code: ${MARKER}, message: x, field: null, retry: no, retry_after: null } }`,
   '',
 ].join('\n');

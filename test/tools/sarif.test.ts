@@ -66,15 +66,15 @@ describe('toSarif', () => {
     expect(driver.rules.map((r) => [r.id, r.shortDescription.text, r.help.text])).toEqual(LINT_RULES.map((r) => [r.id, r.summary, r.fix]));
   });
 
-  it('gives one error result per finding, naming the spec and the JSON pointer', () => {
+  it('gives one result per finding at its severity, naming the spec, the JSON pointer and the operations that use the place', () => {
     const { results, tool } = toSarif(findings, { uri: 'api/openapi.yaml' }).runs[0];
     expect(results).toHaveLength(findings.length);
     results.forEach((result, i) => {
       const f = findings[i]!;
       expect(result.ruleId).toBe(f.rule);
       expect(tool.driver.rules[result.ruleIndex]!.id).toBe(f.rule);
-      expect(result.level).toBe('error');
-      expect(result.message.text).toBe(f.message);
+      expect(result.level).toBe(f.severity);
+      expect(result.message.text).toBe(`${f.message} (used by ${f.operations.join(', ')})`);
       expect(result.locations[0].physicalLocation.artifactLocation.uri).toBe('api/openapi.yaml');
       expect(result.locations[0].physicalLocation.region).toBeUndefined();
       expect(result.locations[0].logicalLocations[0].fullyQualifiedName).toBe(f.pointer);
