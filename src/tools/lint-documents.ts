@@ -156,7 +156,7 @@ export class Documents {
       // ref-parser follows a $ref met on the way to the target; so does this, when the key is not there.
       if (member(current.value, key) === undefined) current = this.deref(current);
       const value = member(current.value, key);
-      if (value === undefined) this.brokenRef(node, ref, `points to nothing: ${this.display(file)}#${hash} does not exist`);
+      if (value === undefined) this.brokenRef(node, ref, `points to nothing: ${file === this.root ? '' : this.display(file)}#${hash} does not exist`);
       const at = `${current.at}/${escapeToken(key)}`;
       current = { value, file, at, site: file === this.root ? at : current.site };
     }

@@ -96,6 +96,9 @@ const RULES = new Map(LINT_RULES.map((r, i) => [r.id as string, { ...r, order: i
 /** The rules of violations() that the validators cannot see: prose and headers. */
 const REVIEW_ONLY: ReadonlySet<ViolationRule> = new Set<ViolationRule>(['promise-without-delay', 'retry-after-disagrees', 'retry-after-missing']);
 
+/** How the validators say a member is not the contract's: a team's own schema may have more members. */
+const EXTRA_MEMBER = 'is not a member of this body';
+
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 /** A JSON media type: application/json, application/problem+json, any other +json. */
 const JSON_MEDIA = /^[a-z]+\/(?:[\w.!#$&^-]+\+)?json$/;
@@ -121,14 +124,15 @@ async function parseFile(path: string): Promise<unknown> {
 }
 
 /**
- * The ref-not-allowed findings: one at each $ref (in the user's document, or in a file it loads) that
- * names a refused file. A $ref in another file is reported at the site in the user's document
+ * The ref-not-allowed and ref-unresolved findings of the files: one at each $ref (in the user's
+ * document, or in a file it loads) that names a refused file, or a file that could not be read or
+ * parsed, wherever that $ref is (an x-topics Markdown page as much as a response). A $ref in another file is reported at the site in the user's document
  * through which that file was first reached. A refused file that no $ref found here names (one a
  * `$id` moved elsewhere) is still reported, at the document's root.
  */
-function refusals(docs: Documents, files: ReadonlyMap<string, unknown>, refused: ReadonlyMap<string, string>): DocumentFinding[] {
+function refusals(docs: Documents, files: ReadonlyMap<string, unknown>, refused: ReadonlyMap<string, string>, unreadable: ReadonlyMap<string, string>): DocumentFinding[] {
   const findings: DocumentFinding[] = [];
-  if (refused.size === 0) return findings;
+  if (refused.size === 0 && unreadable.size === 0) return findings;
   // A string no URL can be made of names nothing ref-parser loaded.
   const target = (from: string, to: string): string | null => {
     try {
@@ -159,6 +163,8 @@ function refusals(docs: Documents, files: ReadonlyMap<string, unknown>, refused:
         // ref-parser resolves against a schema's $id in a 3.1 document: either target is the one it loaded.
         for (const to of new Set([direct, target(base, ref)])) {
           if (to === null) continue;
+          const unread = unreadable.get(to);
+          if (unread !== undefined) findings.push({ rule: 'ref-unresolved', pointer, message: `the $ref ${show(ref)}${file === docs.root ? '' : ` (in ${docs.display(file)}#${at})`} names ${docs.display(to)}, which ${unread}` });
           const why = refused.get(to);
           if (why !== undefined) {
             named.add(to);
@@ -302,7 +308,7 @@ async function load(input: string | object, options: LintOpenApiOptions): Promis
   if (root === undefined || !files.has(root)) throw new LintInputError(`cannot resolve the $refs of ${label}: ref-parser kept no root document`);
   const docs = new Documents(files, root, new Set(refused.keys()), unreadable);
   for (const [key, error] of failed) if (!unreadable.has(key)) unreadable.set(key, loadError(error));
-  findings.push(...refusals(docs, files, refused));
+  findings.push(...refusals(docs, files, refused, unreadable));
   return { docs, findings, config, pointerOf };
 }
 
@@ -482,7 +488,9 @@ class Linter {
           if (example !== null && isRecord(example.value) && Object.hasOwn(example.value, 'value')) examples.push(docs.child(example, 'value'));
         }
       }
-      for (const example of examples) this.example(example, reading, baseMedia(type), status, retryAfter);
+      // The generated components admit only their own members; a team's own schema may add more.
+      const strict = docs.isGenerated(schema.file);
+      for (const example of examples) this.example(example, reading, baseMedia(type), status, retryAfter, strict);
     }
   }
 
@@ -503,14 +511,14 @@ class Linter {
       }
     }
     if (found.message === null) this.add('error-message', schema, `${name} has ${where('message')}`);
-    if (found.field === null && asksForField(status)) this.add('fix-input-field', schema, `${name} under ${status} asks the agent to fix its input, but has ${where('field')} to say which`);
+    if (found.field === null && asksForField(status)) this.add('fix-input-field', schema, `${name} is sent where the agent must fix its input, but has ${where('field')} to say which`);
   }
 
-  private example(example: Node, reading: BodyReading, media: string, status: string, retryAfter: string | undefined): void {
+  private example(example: Node, reading: BodyReading, media: string, status: string, retryAfter: string | undefined, strict: boolean): void {
     const { format, found } = reading;
     // The envelope and a problem with the catalog's members are checked by this package's validators.
     const ours = !format.named && (format.id === 'envelope' || (format.id === 'problem' && found.code === '/code' && found.retry !== null));
-    if (ours) return this.ourExample(example, format.id === 'envelope' ? 'envelope' : 'problem', status, retryAfter);
+    if (ours) return this.ourExample(example, format.id === 'envelope' ? 'envelope' : 'problem', status, retryAfter, strict);
     const body = example.value;
     const faults: string[] = [];
     const code = found.code === null ? undefined : valueAt(body, found.code);
@@ -527,15 +535,17 @@ class Linter {
     if (faults.length > 0) this.add('error-example-valid', example, `the ${media} example of ${format.named ? 'the error body' : format.name}: ${faults.join('; ')}`);
   }
 
-  private ourExample(example: Node, kind: 'envelope' | 'problem', status: string, retryAfter: string | undefined): void {
+  private ourExample(example: Node, kind: 'envelope' | 'problem', status: string, retryAfter: string | undefined, strict: boolean): void {
     const body = example.value;
     const numeric = /^\d{3}$/.test(status) ? Number(status) : undefined;
     const code = isRecord(own(body, 'error')) ? own(own(body, 'error'), 'code') : own(body, 'code');
     const known = isKnownCode(code);
     const result = kind === 'envelope' ? validateEnvelope(body) : validateProblem(body);
-    if (!result.valid) {
-      const issues = result.errors.slice(0, 3).map((i: ValidationIssue) => `${i.pointer || '(the body)'} ${i.message}`);
-      const more = result.errors.length > 3 ? `; and ${result.errors.length - 3} more` : '';
+    // Seed 002: a team adds the fields to the format it has, and keeps its own members beside them.
+    const errors = strict || result.valid ? result.errors : result.errors.filter((i) => !i.message.endsWith(EXTRA_MEMBER));
+    if (errors.length > 0) {
+      const issues = errors.slice(0, 3).map((i: ValidationIssue) => `${i.pointer || '(the body)'} ${i.message}`);
+      const more = errors.length > 3 ? `; and ${errors.length - 3} more` : '';
       this.add('error-example-valid', example, `the example is not a valid ${kind}: ${issues.join('; ')}${more}`);
     } else if (kind === 'problem' && !known && numeric !== undefined && own(body, 'status') !== numeric) {
       this.add('error-example-valid', example, `the problem's status member is ${show(own(body, 'status'))}, but the example sits under ${status}`);
@@ -549,7 +559,8 @@ class Linter {
     // The review: what the validators cannot see (prose, headers), and, for a valid body, what they do not check.
     for (const v of violations([{ name: 'example', status: numeric, headers: retryAfter === undefined ? undefined : { 'retry-after': retryAfter }, body }])) {
       if (v.rule === 'status-disagrees') continue; // said by example-status-matches or error-example-valid
-      if (REVIEW_ONLY.has(v.rule) || result.valid) this.add('error-example-review', example, `${v.message} (${v.rule})`);
+      if (v.rule === 'not-the-contract' && !strict) continue; // a team's own members beside the contract's, as above
+      if (REVIEW_ONLY.has(v.rule) || errors.length === 0) this.add('error-example-review', example, `${v.message} (${v.rule})`);
     }
   }
 }
