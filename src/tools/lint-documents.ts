@@ -97,6 +97,9 @@ export class Documents {
   /** The $refs that lead nowhere, keyed by place and $ref: each is one ref-unresolved finding. */
   readonly broken = new Map<string, BrokenRef>();
 
+  /** Where each $ref of each file leads (its site is the asker's when it leads out of the user's document). */
+  private readonly targets = new Map<string, Node>();
+
   /** How deep follow() is nested: a $ref met on the way to another $ref's target nests it. */
   private depth = 0;
 
@@ -122,7 +125,7 @@ export class Documents {
   }
 
   child(node: Node, key: string): Node {
-    const at = `${node.at}/${escapeToken(key)}`;
+    const at = `${node.at}/${key.includes('/') || key.includes('~') ? escapeToken(key) : key}`;
     return { value: member(node.value, key), file: node.file, at, site: node.file === this.root ? at : node.site };
   }
 
@@ -144,6 +147,17 @@ export class Documents {
   }
 
   private hop(node: Node, ref: string): Node {
+    // The same $ref in the same file leads to the same place: found once (a spec repeats a few
+    // hundred $refs thousands of times); only where it is reported depends on who asks.
+    const key = `${node.file}\n${ref}`;
+    const known = this.targets.get(key);
+    if (known !== undefined) return { ...known, site: known.file === this.root ? known.at : node.site };
+    const target = this.walk(node, ref);
+    this.targets.set(key, target);
+    return target;
+  }
+
+  private walk(node: Node, ref: string): Node {
     const { file, hash } = resolveRef(node.file, ref);
     if (this.refused.has(file)) throw new SkippedRef(`the $ref ${show(ref)} at ${node.site || '/'} was refused`);
     const unreadable = this.unreadable.get(file);
