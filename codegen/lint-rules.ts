@@ -59,13 +59,22 @@ export function lintRuleEntries(rules: readonly LintRule[]): string {
     .join('\n\n');
 }
 
+/** A format's name, linked to where it is defined: a URL (what follows it is a note), a file of this repository, or plain words. */
+function formatName(f: LintFormat): string {
+  const [where, ...note] = f.source.split(' ');
+  const id = `(\`${f.id}\`)`;
+  if (where!.startsWith('https://')) return `[${f.name}](${where}) ${id}${note.length ? ` ${note.join(' ')}` : ''}`;
+  if (/^[\w.-]+\/[\w./-]+$/.test(f.source)) return `[${f.name}](../${f.source}) ${id}`;
+  return `${f.name} ${id}, ${f.source}`;
+}
+
 /** The Markdown table of the formats the lint recognises by itself. */
 export function lintFormatTable(formats: readonly LintFormat[]): string {
   const list = (places: readonly string[] | undefined): string => (places?.length ? places.map((p) => `\`${p}\``).join(', ') : '(none)');
   return markdownTable(
     ['format', 'recognised by', 'code', 'what to do next', 'message', 'field'],
     formats.map((f) => [
-      `[${f.name}](${f.source.startsWith('http') ? f.source : `../${f.source}`}) (\`${f.id}\`)`,
+      formatName(f),
       f.match.length ? list(f.match) : 'any body (the last resort)',
       list(f.code),
       f.retry_from ? `its code, through the catalog's ${f.retry_from.map((t) => `\`readers.${t}\``).join(' and ')}` : list(f.retry),

@@ -268,7 +268,7 @@ export const LINT_FORMATS = [
   {
     "id": "errors-list",
     "name": "a list of errors, each with its code",
-    "source": "common usage (Cloudflare's API v4 envelope, GraphQL-style error lists)",
+    "source": "https://developers.cloudflare.com/fundamentals/api/reference/ (Cloudflare API v4: errors[] of {code, message})",
     "match": [
       "/errors/*/code"
     ],
@@ -297,7 +297,7 @@ export const LINT_FORMATS = [
   {
     "id": "error-member",
     "name": "an error member holding the error",
-    "source": "common usage (Azure's OData errors, Slack, OAuth 2.0 token errors)",
+    "source": "https://github.com/microsoft/api-guidelines/blob/vNext/azure/Guidelines.md#handling-errors (Azure: error {code, message, target, details}; also OAuth 2.0 token errors, RFC 6749 section 5.2)",
     "match": [
       "/error"
     ],
@@ -334,7 +334,7 @@ export const LINT_FORMATS = [
   {
     "id": "top-level",
     "name": "members at the top of the body",
-    "source": "common usage ({code, message} bodies)",
+    "source": "common usage: {code, message} bodies",
     "match": [],
     "code": [
       "/code",

@@ -16,7 +16,7 @@ import { checkRules } from '../../codegen/rules.js';
 import { parseViolationRules } from '../../codegen/violation-rules.js';
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import { BREAKING_RULES, NON_BREAKING_RULES } from '../../generated/diff-rules.js';
-import { LINT_RULES } from '../../generated/lint-rules.js';
+import { LINT_FORMATS, LINT_RULES } from '../../generated/lint-rules.js';
 import { VIOLATION_RULES } from '../../generated/violation-rules.js';
 
 const schemaFile = <T>(name: string): T => JSON.parse(readFileSync(join(ROOT, 'schema', `${name}.json`), 'utf8')) as T;
@@ -130,6 +130,8 @@ const rows = (text: string): string[] => [...text.matchAll(/^\| `([a-z0-9-]+)` \
 /** That a page holds a row for every rule between the markers of its table, in the order of the table. */
 function expectRuleTables(page: string): void {
   expect(rows(between(page, 'lint-rules'))).toEqual(LINT_RULES.map((r) => r.id));
+  for (const f of LINT_FORMATS) expect(between(page, 'lint-formats')).toContain(`(\`${f.id}\`)`);
+  for (const r of LINT_RULES) expect(between(page, 'lint-rule-entries')).toContain(`### \`${r.id}\`\n`);
   expect(rows(between(page, 'violation-rules'))).toEqual(VIOLATION_RULES.map((r) => r.rule));
   expect(rows(between(page, 'diff-rules'))).toEqual([...BREAKING_RULES, ...NON_BREAKING_RULES].map((r) => r.rule));
   expect(between(page, 'diff-rules')).toMatch(new RegExp(`^\\| \`${BREAKING_RULES[0].rule}\` \\| yes \\|`, 'm'));
@@ -170,6 +172,7 @@ describe('the pages codegen fills tables into', () => {
     const stale = [
       '# Tooling', 'Prose before.',
       '<!-- lint-rules:start -->\n<!-- lint-rules:end -->', 'Prose between.',
+      '<!-- lint-formats:start -->\n<!-- lint-formats:end -->', '<!-- lint-rule-entries:start -->\n<!-- lint-rule-entries:end -->',
       `<!-- violation-rules:start -->\n| \`${VIOLATION_RULES[0].rule}\` | edited by hand | |\n<!-- violation-rules:end -->`,
       '<!-- diff-rules:start -->\n<!-- diff-rules:end -->', 'Prose after.\n',
     ].join('\n\n');

@@ -180,6 +180,36 @@ describe('agent-errors', () => {
     expect((await cli('lint', fixture('responses/nginx-404-not-found.json'))).code).toBe(2);
   });
 
+  it('lints in every CI format, exits 0 when only warnings are left, and refuses a config or baseline it cannot use (exit 2)', async () => {
+    const faulty = fixture('lint/faulty-3.1.yaml');
+    const github = await cli('lint', faulty, '--format', 'github');
+    expect(github.code).toBe(1);
+    expect(github.out.split('\n').filter(Boolean).every((line) => /^::(error|warning) file=/.test(line))).toBe(true);
+    const junit = await cli('lint', faulty, '-f', 'junit');
+    expect(junit.out).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="agent-errors lint" tests="10" failures="8">/);
+    expect((await cli('lint', faulty, '--format', 'xml')).code).toBe(2);
+    const dir = await mkdtemp(join(tmpdir(), 'agent-errors-lint-cli-'));
+    try {
+      // Every error rule of the fixture turned down to a warning: the run passes, and still prints them.
+      const errorRules = ['error-code', 'error-retry', 'retry-after-declared', 'error-example-valid', 'error-example-review', 'example-code-known', 'example-status-matches'];
+      await writeFile(join(dir, 'quiet.yaml'), `rules:\n${errorRules.map((r) => `  ${r}: warning`).join('\n')}\n`);
+      const quiet = await cli('lint', faulty, '--config', join(dir, 'quiet.yaml'));
+      expect(quiet.code).toBe(0);
+      expect(quiet.out).toContain('0 errors, 10 warnings');
+      await writeFile(join(dir, 'wrong.json'), '{"rules": {"error-code": "loud"}}');
+      const wrong = await cli('lint', faulty, '--config', join(dir, 'wrong.json'));
+      expect(wrong.code).toBe(2);
+      expect(wrong.err).toContain('/rules/error-code must be error, warning, off, not "loud"');
+      await writeFile(join(dir, 'baseline.json'), '{"findings": 3}');
+      expect((await cli('lint', faulty, '--baseline', join(dir, 'baseline.json'))).code).toBe(2);
+      expect((await cli('lint', faulty, '--update-baseline')).code).toBe(2);
+      expect((await cli('lint', faulty, '--baseline', join(dir, 'baseline.json'), '--update-baseline')).code).toBe(0);
+      expect((await cli('lint', faulty, '--baseline', join(dir, 'baseline.json'))).code).toBe(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('diffs two catalogs: exit 1 on a breaking change, 0 on none, 2 on a file that is neither', async () => {
     expect((await cli('diff', join(ROOT, 'schema/catalog.json'), join(ROOT, 'schema/catalog.json'))).code).toBe(0);
     const changed = await cli('diff', fixture('diff/site-codes-before.json'), fixture('diff/site-codes-after.json'), '--json');
