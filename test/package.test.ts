@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import semver from 'semver';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../codegen/paths.js';
 
@@ -95,4 +96,17 @@ describe('the exports map', () => {
     expect(out).toContain('Every cell equals the virtual-clock run');
     expect(out).toContain('What the agent did and why:');
   }, 100_000);
+});
+
+describe('the engines', () => {
+  it('declares Node 20, and every package the lock installs accepts the Node the tests run on (npm ci prints no EBADENGINE)', () => {
+    expect(pkg.engines).toEqual({ node: '>=20' });
+    expect(semver.satisfies(process.versions.node, pkg.engines.node)).toBe(true);
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { version?: string; engines?: unknown }> };
+    const refused = Object.entries(lock.packages)
+      .filter(([, p]) => typeof (p.engines as { node?: unknown } | undefined)?.node === 'string')
+      .filter(([, p]) => !semver.satisfies(process.versions.node, (p.engines as { node: string }).node, { includePrerelease: true }))
+      .map(([path, p]) => `${path.replace(/^.*node_modules\//, '')}@${p.version} wants node ${(p.engines as { node: string }).node}`);
+    expect(refused).toEqual([]);
+  });
 });
