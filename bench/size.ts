@@ -21,7 +21,10 @@
 // was 23 KB and the site entries 22 KB until a 402's price was read and sent (x402's requirements
 // in a header or a body, pay-per-crawl's price and errors, the two catalog tables of their failure
 // reasons, and the client's payment hook): about 2 KB that both sides load, since a site sends what
-// an agent reads. /site itself, which also exports the builders, is 24 KB.) The budget counts
+// an agent reads. /site itself, which also exports the builders, was 24 KB until a site's own codes
+// were built, titled and served like the catalog's (defineSiteCodes and the lookups of the codes it
+// registers in the builder and the problem pages, about 0.35 KB); it alone is 25 KB, and each
+// adapter's subpath stays at 24.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //
@@ -38,10 +41,13 @@ export const AGENT_BUDGET_BYTES = 26 * 1024;
 /** What a site's entry may weigh, the core or one framework's adapter: 24 KB, minified and gzipped. */
 export const SITE_BUDGET_BYTES = 24 * 1024;
 
+/** What /site, which also exports the builders (a site's own codes' among them), may weigh: 25 KB. */
+export const SITE_ROOT_BUDGET_BYTES = 25 * 1024;
+
 /** The entry points under budget: subpath, its file in the built package, and its budget. */
 export const BUDGETED = [
   { subpath: './agent', file: 'dist/src/agent/index.js', budget: AGENT_BUDGET_BYTES },
-  { subpath: './site', file: 'dist/src/site/index.js', budget: SITE_BUDGET_BYTES },
+  { subpath: './site', file: 'dist/src/site/index.js', budget: SITE_ROOT_BUDGET_BYTES },
   { subpath: './site/node', file: 'dist/src/site/entries/node.js', budget: SITE_BUDGET_BYTES },
   { subpath: './site/express', file: 'dist/src/site/express.js', budget: SITE_BUDGET_BYTES },
   { subpath: './site/fetch', file: 'dist/src/site/entries/fetch.js', budget: SITE_BUDGET_BYTES },

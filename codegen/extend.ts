@@ -6,7 +6,8 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { CatalogError, type Catalog, type CatalogProblem, type CodeEntry } from './catalog-model.js';
 import { duplicateKeys, exampleProblems, loadCatalog, pointerSegment } from './load-catalog.js';
-import { extendedHeaderSentence } from './header.js';
+import { extendedHeaderSentence, scriptHeader, type HeaderSentence } from './header.js';
+import { toJavaScript } from './to-js.js';
 import { SCHEMA_DIR } from './paths.js';
 import { renderGenerated } from './render.js';
 
@@ -85,5 +86,51 @@ export async function extendCatalog(text: string, file: string): Promise<Catalog
  * Both are as given on the command line: the headers name the command that writes the files again.
  */
 export async function renderExtended(file: string, out: string): Promise<Map<string, string>> {
-  return renderGenerated(await extendCatalog(await readFile(file, 'utf8'), file), { rules: false, header: extendedHeaderSentence(file, out) });
+  const header = extendedHeaderSentence(file, out);
+  const files = await toJavaScript(await renderGenerated(await extendCatalog(await readFile(file, 'utf8'), file), { rules: false, header }));
+  files.set('errors.js', emitSiteErrors(header));
+  files.set('errors.d.ts', emitSiteErrorTypes(header));
+  return files;
+}
+
+/**
+ * errors.js: the builder that knows the site's own codes. Importing it registers them (defineSiteCodes),
+ * so every adapter serves their /problems/<code> pages and titles them as the catalog's own.
+ */
+function emitSiteErrors(header: HeaderSentence): string {
+  return [
+    scriptHeader('the extension catalog', header),
+    "import { defineSiteCodes } from '@agent-index/errors/site';",
+    "import { CODES } from './catalog.js';",
+    "import { PROBLEM_PAGES } from './problem-pages.js';",
+    '',
+    "const SITE_CODES = Object.fromEntries(Object.entries(CODES).filter(([, entry]) => entry.family === 'site'));",
+    'const site = defineSiteCodes(SITE_CODES, PROBLEM_PAGES);',
+    '',
+    '/** Builds the error for a code of the catalog or one of the site\'s own: status, retry word and title come from the catalogs. */',
+    'export function agentError(code, options) {',
+    '  return site.agentError(code, options);',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** errors.d.ts: the builder typed over the catalog's codes and the site's, each with what its word requires. */
+function emitSiteErrorTypes(header: HeaderSentence): string {
+  return [
+    scriptHeader('the extension catalog', header),
+    "import type { AgentError, AgentErrorBaseOptions } from '@agent-index/errors/site';",
+    "import type { CODES } from './catalog.js';",
+    "import type { Code, CodeRequirements } from './types.js';",
+    '',
+    '/** The site\'s own codes: those of this catalog that @agent-index/errors does not have. */',
+    "export type SiteCode = { [C in Code]: (typeof CODES)[C]['family'] extends 'site' ? C : never }[Code];",
+    '',
+    '/** The options of a code: what its retry word requires is required. */',
+    'type Args<C extends Code> = keyof CodeRequirements[C] extends never ? [options?: AgentErrorBaseOptions & CodeRequirements[C]] : [options: AgentErrorBaseOptions & CodeRequirements[C]];',
+    '',
+    '/** Builds the error for a code of the catalog or one of the site\'s own: status, retry word and title come from the catalogs. */',
+    'export declare function agentError<C extends Code>(code: C, ...options: Args<C>): AgentError<C>;',
+    '',
+  ].join('\n');
 }

@@ -37,8 +37,9 @@ const FIXTURE = join(ROOT, 'test', 'fixtures', 'pack');
  * into (openai, undici, ky, got, axios and axios-retry, redis, the x402 client), Koa and NestJS, and the types a strict TypeScript
  * project needs (@types/node for node:http and fetch; @types/express, since Express 5 ships none).
  * Not better-sqlite3, a native module whose install fetches a binary: the disk store's example is
- * type-checked only. Nor ajv, jsonc-parser or json-schema-to-typescript: nothing here runs codegen.
- * Each at the version this repo tests against, so npm's cache has it.
+ * type-checked only. And the codegen peers (ajv, json-schema-to-typescript, jsonc-parser,
+ * typescript), for a site's own codes from `codegen --extend`. Each at the version this repo tests
+ * against, so npm's cache has it.
  */
 const CONSUMER_INSTALLS = [
   ...['express', 'fastify', 'hono', 'vitest', '@types/node', '@types/express'],
@@ -47,6 +48,7 @@ const CONSUMER_INSTALLS = [
   ...['koa', '@types/koa', '@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs'],
   // The x402 client the payment hook's example wires (type-checked only: it pays a real site).
   ...['@x402/fetch', '@x402/evm', '@x402/core', 'viem'],
+  ...['ajv', 'json-schema-to-typescript', 'jsonc-parser', 'typescript'],
 ];
 
 /** The pages whose examples are checked: README.md and every page of docs/. */
@@ -217,7 +219,7 @@ describe('the packed package, installed from its tarball', () => {
     });
   });
 
-  it('weighs /agent at most 26 KB and /site and each adapter\'s subpath at most 24 KB, minified and gzipped, without the generated validators', async () => {
+  it('weighs /agent at most 26 KB, /site at most 25 KB and each adapter\'s subpath at most 24 KB, minified and gzipped, without the generated validators', async () => {
     const sizes = await measure(installed, 3);
     // Each entry with its largest modules, and what each of the three largest costs of the gzip.
     console.log(formatSizes(sizes, 8));
@@ -308,6 +310,94 @@ describe('the packed package, installed from its tarball', () => {
       const lint = await run('npx', ['--no', '--', 'agent-errors', 'lint', 'openapi.yaml'], consumer);
       expect(lint.code, `${lint.stdout}\n${lint.stderr}`).toBe(0);
     }, 60_000);
+
+    it("takes a site's own code end to end from codegen --extend: typed under strict tsc, built from the code alone, served at /problems/<code>, linted and listed", async () => {
+      const site = join(consumer, 'site');
+      mkdirSync(site, { recursive: true });
+      const locked = { status: 423, retry: 'once', title: 'Document locked', advice: 'Wait for the other editor to save, then try once more.', example: { message: 'Someone else is editing this document', detail: 'The document is open in another session.' } };
+      writeFileSync(join(site, 'site-codes.json'), JSON.stringify({ codes: { document_locked: locked } }));
+      const bin = ['--no', '--', 'agent-errors'];
+      ok('codegen --extend', await run('npx', [...bin, 'codegen', '--extend', 'site/site-codes.json', '--out', 'site/generated'], consumer));
+      // Typed: the code alone, under the consumer's strict tsc; a code neither catalog has is refused.
+      writeFileSync(
+        join(site, 'typed.ts'),
+        [
+          "import { agentError } from './generated/errors.js';",
+          "const locked = agentError('document_locked');",
+          "const limited = agentError('rate_limited', { retryAfter: 30 });",
+          '// @ts-expect-error: neither the catalog nor the site has this code',
+          "agentError('no_such_code');",
+          '// @ts-expect-error: rate_limited waits, so it needs retryAfter',
+          "agentError('rate_limited');",
+          'export const statuses: number[] = [locked.status, limited.status];',
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(join(site, 'tsconfig.json'), JSON.stringify({ extends: '../tsconfig.json', compilerOptions: { module: 'node18', moduleResolution: 'node16', noEmit: true }, include: ['typed.ts'] }));
+      const typed = await run(process.execPath, [TSC, '-p', join('site', 'tsconfig.json'), '--pretty', 'false'], consumer);
+      expect(tscErrors(typed)).toEqual([]);
+      // Built and served: plain JavaScript imports the generated builder; Express serves the page.
+      writeFileSync(
+        join(site, 'serve.mjs'),
+        [
+          "import express from 'express';",
+          "import { agentFriendlyExpress, agentFriendlyExpressErrorHandler } from '@agent-index/errors/site/express';",
+          "import { agentError } from './generated/errors.js';",
+          'const app = express();',
+          'app.use(agentFriendlyExpress());',
+          "app.get('/doc', () => { throw agentError('document_locked', { message: 'Someone else is editing this document' }); });",
+          'app.use(agentFriendlyExpressErrorHandler());',
+          "const server = app.listen(0, '127.0.0.1', async () => {",
+          '  const origin = `http://127.0.0.1:${server.address().port}`;',
+          "  const thrown = await fetch(`${origin}/doc`, { headers: { accept: 'application/problem+json' } });",
+          '  const problem = await thrown.json();',
+          "  const page = await fetch(problem.type, { headers: { accept: 'text/html' } });",
+          "  const entry = await fetch(problem.type, { headers: { accept: 'application/json' } });",
+          '  console.log(JSON.stringify({ status: thrown.status, title: problem.title, type: problem.type.slice(origin.length), page: page.status, html: (await page.text()).includes(\'Document locked\'), entry: await entry.json() }));',
+          '  server.close();',
+          '});',
+          '',
+        ].join('\n'),
+      );
+      const served = await run(process.execPath, [join('site', 'serve.mjs')], consumer, 30_000);
+      expect(served.code, served.stderr).toBe(0);
+      expect(lastJson(served)).toEqual({
+        status: 423,
+        title: 'Document locked',
+        type: '/problems/document_locked',
+        page: 200,
+        html: true,
+        entry: { code: 'document_locked', status: 423, retry: 'once', title: 'Document locked', advice: locked.advice },
+      });
+      // Linted from the extension: an example of the code under another status is a finding.
+      const spec = (status: number): string =>
+        [
+          'openapi: 3.1.0',
+          'info: { title: Docs, version: 1.0.0 }',
+          'paths:',
+          '  /doc:',
+          '    put:',
+          '      responses:',
+          "        '200': { description: Saved. }",
+          `        '${status}':`,
+          '          description: Locked.',
+          '          content:',
+          '            application/json:',
+          "              schema: { $ref: './generated/openapi.json#/components/schemas/Envelope' }",
+          '              example: { error: { code: document_locked, message: Locked., field: null, retry: once, retry_after: 1 } }',
+          "        '500': { $ref: './generated/openapi.json#/components/responses/InternalServerError' }",
+          '',
+        ].join('\n');
+      writeFileSync(join(site, 'openapi.yaml'), spec(423));
+      writeFileSync(join(site, 'wrong.yaml'), spec(409));
+      const clean = await run('npx', [...bin, 'lint', 'site/openapi.yaml', '--extend', 'site/site-codes.json'], consumer);
+      expect(clean.code, `${clean.stdout}\n${clean.stderr}`).toBe(0);
+      const wrong = await run('npx', [...bin, 'lint', 'site/wrong.yaml', '--extend', 'site/site-codes.json', '--json'], consumer);
+      expect(wrong.code, wrong.stderr).toBe(1);
+      expect((JSON.parse(wrong.stdout) as { rule: string }[]).map((f) => f.rule)).toEqual(['example-status-matches']);
+      const codes = await run('npx', [...bin, 'codes', '--extend', 'site/site-codes.json', '--json'], consumer);
+      expect(JSON.parse(codes.stdout).document_locked).toMatchObject({ status: 423, retry: 'once', family: 'site' });
+    }, 120_000);
 
     it('runs `agent-errors start` through npx, as the README\'s quick start does: the example shop over HTTP, its tables and transcript', async () => {
       const start = await run('npx', ['--no', '--', 'agent-errors', 'start'], consumer, 60_000);

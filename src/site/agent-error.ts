@@ -9,6 +9,7 @@ import { validateEnvelope } from '../core/validate.js';
 import { errorBodyKind, type ErrorBodyKind } from './accept.js';
 import { BRAND, pageResponse, type Page } from './brand.js';
 import { checkRules, DELAY, isWhole, quote, refuse, type Rule } from '../core/refuse.js';
+import { SITE_CODES, type SiteCodeEntry } from './site-codes.js';
 
 export { isAgentError, pageResponse, type Page } from './brand.js';
 
@@ -113,13 +114,17 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
   /** Use agentError() or siteError(), which check their options at compile time too. */
   constructor(code: C, options: AgentErrorBaseOptions & Partial<Pick<SiteErrorOptions, 'status' | 'retry' | 'title'>>) {
     const known = isKnownCode(code);
-    // The builder the user called: agentError for a catalog code, siteError for a site's own.
-    const who = `${known ? 'agentError' : 'siteError'}(${quote(code)})`;
+    // A site's own code registered by defineSiteCodes: its catalog, not the call, gives status, word and title.
+    const entry: Partial<SiteCodeEntry> | undefined = known ? CODES[code as Code] : SITE_CODES.get(code);
+    // The builder the user called: agentError for a code of a catalog, siteError for one of the call's own.
+    const who = `${entry ? 'agentError' : 'siteError'}(${quote(code)})`;
     if (!known && !CODE_PATTERN.test(String(code))) throw new TypeError(`${who}: a code is lowercase snake case, like rate_limited`);
     if (known && (options.status !== undefined || options.retry !== undefined)) {
       throw new TypeError(`${who}: a catalog code takes its status and retry word from the catalog`);
     }
-    const entry = known ? CODES[code as Code] : undefined;
+    if (entry && ((options.status ?? entry.status) !== entry.status || (options.retry ?? entry.retry) !== entry.retry)) {
+      throw new TypeError(`${who}: the site's catalog gives this code status ${entry.status} and retry ${entry.retry}`);
+    }
     const status = entry?.status ?? options.status;
     const retry = entry?.retry ?? options.retry;
     if (!known && !(Number.isInteger(status) && status! >= 400 && status! <= 599)) refuse(who, 'status', 'an HTTP error status, 400 to 599', status);
@@ -185,7 +190,7 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
    * resolves. It links to the code's documentation page under `docs`, a path prefix (null for none).
    */
   toPage(docs: string | null = ''): Page {
-    const body = import('./page.js').then((page) => page.errorPage(this, docs, CODES, RETRY_WORDS));
+    const body = import('./page.js').then((page) => page.errorPage(this, docs, CODES, RETRY_WORDS, SITE_CODES.get(this.code)));
     return { status: this.status, headers: { ...this.headers(), 'content-type': 'text/html; charset=utf-8' }, body };
   }
 
@@ -223,4 +228,28 @@ export function agentError<C extends Code>(code: C, ...[options]: Args<C>): Agen
 export function siteError<C extends string>(code: C extends Code ? never : C, options: SiteErrorOptions): AgentError<C> {
   if (isKnownCode(code)) throw new TypeError(`siteError(${quote(code)}): the catalog has this code; use agentError`);
   return new AgentError(code as C, options);
+}
+
+/**
+ * Registers a site's own codes (what `codegen --extend` writes; its errors.js calls this on import)
+ * and returns the builder that knows them: `agentError(code, options?)` takes a catalog code or one
+ * of these, with status, retry word and title from the catalogs, and requires what the code's word
+ * requires. Every adapter then serves each code's page (`pages`, its HTML) at /problems/<code>.
+ * Throws a TypeError naming an entry an agent could not act on, or a code the catalog has.
+ */
+export function defineSiteCodes(codes: Readonly<Record<string, SiteCodeEntry>>, pages: Readonly<Record<string, string>> = {}): { agentError: (code: string, options?: AgentErrorBaseOptions) => AgentError } {
+  for (const [code, entry] of Object.entries(codes)) {
+    const who = `defineSiteCodes(${quote(code)})`;
+    if (isKnownCode(code) || !CODE_PATTERN.test(code)) throw new TypeError(`${who}: a site's own code is lowercase snake case and not one of the catalog's`);
+    if (!(Number.isInteger(entry.status) && entry.status >= 400 && entry.status <= 599)) refuse(who, 'status', 'an HTTP error status, 400 to 599', entry.status);
+    if (!isRetryWord(entry.retry)) refuse(who, 'retry', `one of ${Object.keys(RETRY_WORDS).join(', ')}`, entry.retry);
+    if (!text(entry.title)) refuse(who, 'title', 'a non-empty string', entry.title);
+    SITE_CODES.set(code, { status: entry.status, retry: entry.retry, title: entry.title, advice: entry.advice ?? RETRY_WORDS[entry.retry].advice, page: pages[code] });
+  }
+  return {
+    agentError: (code, options = {}) => {
+      if (!isKnownCode(code) && !SITE_CODES.has(code)) throw new TypeError(`agentError(${quote(code)}): neither the catalog nor the site's codes (${Object.keys(codes).join(', ')}) have it`);
+      return new AgentError(code, options);
+    },
+  };
 }

@@ -1,7 +1,7 @@
 // The core every AgentFriendly adapter shares: who is an agent, and how an app's own error
 // response becomes this contract for one, without changing what a browser sees.
 import { CODES, EXAMPLE_BASE, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
-import type { Envelope } from '../../generated/types.js';
+import type { Code, Envelope } from '../../generated/types.js';
 import { isKnownCode } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
@@ -11,6 +11,7 @@ import { acceptsLikeAnAgent, errorBodyKind } from './accept.js';
 import type { AgentError } from './agent-error.js';
 import type { Page } from './brand.js';
 import { utf8Length } from './body.js';
+import { SITE_CODES } from './site-codes.js';
 
 /** Options every adapter takes. */
 export interface AgentFriendlyOptions {
@@ -240,8 +241,11 @@ export async function renderProblemPage(
   const prefix = `${docsPrefix(options.base)}/problems/`;
   if (!pathname.startsWith(prefix)) return null;
   const code = pathname.slice(prefix.length);
-  if (!isKnownCode(code)) return null;
+  // A site's own code registered with defineSiteCodes has its page too, as its type URI promises.
+  const site = SITE_CODES.get(code);
+  if (!isKnownCode(code) && site?.page === undefined) return null;
   // Loaded only when a page is asked for, so the pages weigh nothing in an app that never serves them.
   const { docsPage } = await import('./page.js');
-  return docsPage(code, isAgentRequest({ headers }) ? CODES[code] : null, EXAMPLE_BASE, base);
+  const { page, ...entry } = site ?? {};
+  return docsPage(code, isAgentRequest({ headers }) ? (site ? entry : CODES[code as Code]) : null, EXAMPLE_BASE, base, page);
 }

@@ -1,7 +1,8 @@
 // @agent-index/errors/site: errors agents can act on, and what every AgentFriendly adapter shares.
 export { isKnownCode, lookup } from '../core/catalog.js';
 export type { CodeInfo } from '../core/catalog.js';
-export { AgentError, agentError, isAgentError, siteError } from './agent-error.js';
+export { AgentError, agentError, defineSiteCodes, isAgentError, siteError } from './agent-error.js';
+export type { SiteCodeEntry } from './site-codes.js';
 export type { AgentErrorBaseOptions, AgentErrorOptions, SiteErrorOptions } from './agent-error.js';
 export { acceptsLikeAnAgent, parseAccept, prefersMarkdown, prefersProblem } from './accept.js';
 export type { MediaRange } from './accept.js';

@@ -96,8 +96,8 @@ export interface CodeRow {
 }
 
 /** Every code of the catalog as a row of `codes`, in catalog order. */
-export function codeRows(): CodeRow[] {
-  return Object.entries(CODES).map(([code, e]): CodeRow => ({
+export function codeRows(codes: Readonly<Record<string, CodeEntry>> = CODES): CodeRow[] {
+  return Object.entries(codes).map(([code, e]): CodeRow => ({
     code,
     status: e.status,
     retry: e.retry,
@@ -110,14 +110,14 @@ export function codeRows(): CodeRow[] {
 }
 
 /** `codes --json`: every code keyed by its name, with every column of the table and the rest of the entry. */
-export function codesJson(): Record<string, Omit<CodeRow, 'code'>> {
-  return Object.fromEntries(codeRows().map(({ code, ...row }) => [code, row]));
+export function codesJson(codes?: Readonly<Record<string, CodeEntry>>): Record<string, Omit<CodeRow, 'code'>> {
+  return Object.fromEntries(codeRows(codes).map(({ code, ...row }) => [code, row]));
 }
 
 /** The code table as aligned text columns; a draft code's advice ends with its family. */
-export function codeTableText(): string {
-  const rows = codeRows().map((row) =>
-    CODE_COLUMNS.map(([, key]) => (key === 'advice' && row.draft ? `${row.advice} [${row.family}, draft]` : String(row[key]))),
+export function codeTableText(codes?: Readonly<Record<string, CodeEntry>>): string {
+  const rows = codeRows(codes).map((row) =>
+    CODE_COLUMNS.map(([, key]) => (key === 'advice' && (row.draft || row.family === 'site') ? `${row.advice} [${row.family}${row.draft ? ', draft' : ''}]` : String(row[key]))),
   );
   const all = [CODE_COLUMNS.map(([header]) => header), ...rows];
   const widths = all[0]!.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
@@ -180,11 +180,33 @@ function statusOption(value: string): number {
   return Number(value);
 }
 
+/** codegen/extend.js, which needs the CLI's codegen peers; a usage error naming them when one is missing. */
+async function codegenModule(): Promise<typeof import('../../codegen/extend.js')> {
+  try {
+    return await import('../../codegen/extend.js');
+  } catch (error) {
+    const install = 'npm install -D ajv json-schema-to-typescript jsonc-parser typescript';
+    throw new UsageError(`it needs ajv, json-schema-to-typescript, jsonc-parser and typescript: ${install} (${(error as Error).message})`);
+  }
+}
+
+/** The catalog with a site's extension merged in (its codes in the family site), or a usage error naming each problem. */
+async function readExtension(file: string): Promise<{ codes: Readonly<Record<string, CodeEntry>> }> {
+  const { extendCatalog } = await codegenModule();
+  const { CatalogError } = await import('../../codegen/catalog-model.js');
+  try {
+    return (await extendCatalog(await readFile(file, 'utf8'), file)) as unknown as { codes: Readonly<Record<string, CodeEntry>> };
+  } catch (error) {
+    throw error instanceof CatalogError ? new UsageError(error.message) : error;
+  }
+}
+
 /** The output formats of `agent-errors lint`. */
 const LINT_FORMATS_OUT = ['text', 'json', 'sarif', 'github', 'junit'] as const;
 
 /** The options of `agent-errors lint`, as commander parses them. */
 interface LintOptions {
+  extend?: string;
   format: (typeof LINT_FORMATS_OUT)[number];
   json?: boolean;
   sarif?: boolean;
@@ -226,7 +248,11 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
     .command('codes')
     .description('print the catalog: every code with its status, retry word, next step and advice')
     .option('--json', 'print the same as JSON, keyed by code, with each code\'s title, family and draft flag too')
-    .action((options: { json?: boolean }) => out(options.json ? `${JSON.stringify(codesJson(), null, 2)}\n` : `${codeTableText()}\n`));
+    .option('--extend <file>', "the site's extension catalog (JSON): its own codes too, in the family site")
+    .action(async (options: { json?: boolean; extend?: string }) => {
+      const codes = options.extend === undefined ? undefined : (await readExtension(options.extend)).codes;
+      out(options.json ? `${JSON.stringify(codesJson(codes), null, 2)}\n` : `${codeTableText(codes)}\n`);
+    });
 
   cli
     .command('demo')
@@ -293,7 +319,8 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
     .option('-c, --config <file>', "the lint config (JSON or YAML): where the error body keeps its parts, retry words for the team's own codes, and a severity or off per rule")
     .option('--baseline <file>', 'fail only on findings that are not in this file; when it does not exist, write today\'s findings to it and pass')
     .option('--update-baseline', 'write the findings of this run to the --baseline file, and pass')
-    .option('--site-codes <codes>', "the site's own codes, comma-separated", (v) => v.split(',').map((c) => c.trim()).filter(Boolean))
+    .option('--extend <file>', "the site's extension catalog (JSON), as codegen --extend reads it: its codes are known, with their status and retry word")
+    .option('--site-codes <codes>', "the site's own codes, comma-separated (without their status and word; --extend gives them)", (v) => v.split(',').map((c) => c.trim()).filter(Boolean))
     // A spec may come from an untrusted pull request: by default its $refs load nothing outside its folder.
     .option('--allow-remote-refs', 'fetch http and https $refs on public hosts (by default each is a ref-not-allowed finding)')
     .option('--allow-refs-outside', "read $refs to local files anywhere (by default only the spec's folder tree and this package's generated/)")
@@ -312,8 +339,11 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
       let baseline;
       try {
         config = options.config === undefined ? undefined : await readLintConfig(options.config);
+        const extended = options.extend === undefined ? undefined : await readExtension(options.extend);
+        const siteCatalog = extended && Object.fromEntries(Object.entries(extended.codes).filter(([, e]) => e.family === 'site').map(([code, e]) => [code, { status: e.status, retry: e.retry }]));
         findings = await lintOpenApi(resolve(spec), {
           siteCodes: options.siteCodes ?? [],
+          ...(siteCatalog ? { siteCatalog } : {}),
           ...(config ? { config } : {}),
           allowRemoteRefs: options.allowRemoteRefs === true || urls,
           allowRefsOutside: options.allowRefsOutside === true || folders,
@@ -391,13 +421,7 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
     .option('--check', 'write nothing: exit 1 naming each file in --out that is missing, out of date or not written by codegen')
     .action(async (options: { extend: string; out: string; check?: boolean }) => {
       // The one command that runs codegen: the CLI is a tool, and the build step is what it offers here.
-      let codegen;
-      try {
-        codegen = await import('../../codegen/extend.js');
-      } catch (error) {
-        const install = 'npm install -D ajv json-schema-to-typescript jsonc-parser';
-        throw new UsageError(`it needs ajv, json-schema-to-typescript and jsonc-parser: ${install} (${(error as Error).message})`);
-      }
+      const codegen = await codegenModule();
       const { CatalogError } = await import('../../codegen/catalog-model.js');
       const { shellWord } = await import('../../codegen/header.js');
       const { staleFiles, writeGenerated } = await import('../../codegen/write.js');

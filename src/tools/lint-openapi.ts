@@ -18,6 +18,7 @@ import { extname, resolve as resolvePath } from 'node:path';
 import { $RefParser } from '@apidevtools/json-schema-ref-parser';
 import { parse as parseYaml } from 'yaml';
 import { CODES, RETRY_WORDS } from '../../generated/catalog.js';
+import type { RetryWord } from '../../generated/types.js';
 import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
 import { codeForStatus, isKnownCode, isRetryWord } from '../core/catalog.js';
 import { escapeToken, isRecord, member, own } from '../core/json.js';
@@ -55,6 +56,11 @@ export interface LintFinding {
 export interface LintOpenApiOptions {
   /** The site's own codes (an extension catalog's), accepted in examples beside the catalog's. */
   readonly siteCodes?: readonly string[];
+  /**
+   * The site's own codes with their status and retry word (an extension catalog's, as `lint --extend`
+   * reads it): accepted in examples, and held to their status and word as the catalog's codes are.
+   */
+  readonly siteCatalog?: Readonly<Record<string, { readonly status: number; readonly retry: RetryWord }>>;
   /**
    * Where the team's error body keeps its parts, its codes' retry words, and each rule's severity.
    * Its members win over those of the spec's own `x-agent-errors` member.
@@ -362,8 +368,9 @@ class Linter {
     private readonly docs: Documents,
     siteCodes: unknown,
     private readonly config: LintConfig,
+    private readonly siteCatalog: NonNullable<LintOpenApiOptions['siteCatalog']> = {},
   ) {
-    this.siteCodes = new Set(Array.isArray(siteCodes) ? siteCodes.filter((c): c is string => typeof c === 'string') : []);
+    this.siteCodes = new Set([...(Array.isArray(siteCodes) ? siteCodes.filter((c): c is string => typeof c === 'string') : []), ...Object.keys(siteCatalog)]);
     this.reader = new SchemaReader(docs, config.format ? namedFormat(config.format) : null);
   }
 
@@ -556,6 +563,15 @@ class Linter {
     if (known && status !== 'default' && !statusFits(CODES[code].status, status)) {
       this.add('example-status-matches', example, `code ${show(code)} has status ${CODES[code].status} in the catalog, but the example sits under ${status}`);
     }
+    // A site's own code from its extension catalog: held to its status and word as a catalog code is.
+    const site = typeof code === 'string' && !known && Object.hasOwn(this.siteCatalog, code) ? this.siteCatalog[code]! : undefined;
+    if (site && status !== 'default' && !statusFits(site.status, status)) {
+      this.add('example-status-matches', example, `code ${show(code)} has status ${site.status} in the site's catalog, but the example sits under ${status}`);
+    }
+    const word = kind === 'envelope' ? own(own(body, 'error'), 'retry') : own(body, 'retry');
+    if (site && word !== undefined && word !== site.retry) {
+      this.add('error-example-valid', example, `code ${show(code)} has the retry word ${show(site.retry)} in the site's catalog, but the example says ${show(word)}`);
+    }
     // The review: what the validators cannot see (prose, headers), and, for a valid body, what they do not check.
     for (const v of violations([{ name: 'example', status: numeric, headers: retryAfter === undefined ? undefined : { 'retry-after': retryAfter }, body }])) {
       if (v.rule === 'status-disagrees') continue; // said by example-status-matches or error-example-valid
@@ -623,7 +639,7 @@ function sortFindings(findings: LintFinding[]): LintFinding[] {
  */
 export async function lintOpenApi(input: string | object, options: LintOpenApiOptions = {}): Promise<LintFinding[]> {
   const { docs, findings, config, pointerOf } = await load(input, options);
-  const linter = new Linter(docs, options.siteCodes, config);
+  const linter = new Linter(docs, options.siteCodes, config, options.siteCatalog);
   linter.run();
   const all: { rule: LintRuleId; pointer: string; message: string; operations: Iterable<string> }[] = [
     ...findings.map((f) => ({ ...f, operations: [] })),

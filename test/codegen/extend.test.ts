@@ -46,7 +46,7 @@ describe("a site's own codes through codegen", () => {
     expect(await run(['codegen', '--extend', fixture('site-codes.json'), '--out', out], (t) => void (said += t))).toBe(0);
     expect(said).toMatch(/^wrote \d+ files/);
     const validators = await import(pathToFileURL(join(out, 'validators.js')).href);
-    const catalogTs = await readFile(join(out, 'catalog.ts'), 'utf8');
+    const catalogTs = await readFile(join(out, 'catalog.js'), 'utf8');
     for (const code of ['coupon_expired', 'basket_locked', 'gift_note_too_long']) {
       expect(catalogTs).toContain(`"${code}"`);
       expect(await readFile(join(out, 'ERRORS.md'), 'utf8')).toMatch(new RegExp(`^\\| \`${code}\` \\|`, 'm'));
@@ -65,7 +65,7 @@ describe("a site's own codes through codegen", () => {
       const result = await validate(join(out, file));
       expect(result.valid, file).toBe(true);
     }
-    expect(await readFile(join(out, 'types.ts'), 'utf8')).toContain('| "coupon_expired"');
+    expect(await readFile(join(out, 'types.d.ts'), 'utf8')).toContain('| "coupon_expired"');
   });
 
   it('exits 2 from the CLI (invalid input, not findings) with the pointers when the extension is refused', async () => {
@@ -91,7 +91,7 @@ describe('the headers of the files codegen --extend writes', () => {
       expect(text, path).not.toContain('npm run codegen');
     }
     // The pages problem-pages.ts holds carry it too.
-    const pages = files.get('problem-pages.ts')!;
+    const pages = files.get('problem-pages.js')!;
     expect(pages.match(/npx agent-errors codegen --extend/g)!.length).toBe(1 + [...files.keys()].filter((p) => p.startsWith('problems/')).length);
   });
 
@@ -133,16 +133,16 @@ describe('codegen --extend --check', () => {
     };
     const args = ['codegen', '--extend', fixture('site-codes.json'), '--out', out];
     const never = await cli(...args, '--check');
-    expect(never).toMatchObject({ code: 1, err: expect.stringContaining(`${out}/catalog.ts is missing`) });
+    expect(never).toMatchObject({ code: 1, err: expect.stringContaining(`${out}/catalog.js is missing`) });
     expect((await cli(...args)).code).toBe(0);
     expect(await cli(...args, '--check')).toMatchObject({ code: 0, said: expect.stringContaining('is what codegen writes') });
     await writeFile(join(out, 'ERRORS.md'), 'edited by hand\n');
-    await unlink(join(out, 'types.ts'));
+    await unlink(join(out, 'types.d.ts'));
     await writeFile(join(out, 'extra.txt'), 'orphan');
     const stale = await cli(...args, '--check');
     expect(stale.code).toBe(1);
     expect(stale.err).toContain(`run npx agent-errors codegen --extend ${fixture('site-codes.json')} --out ${out}`);
-    for (const line of [`${out}/ERRORS.md is stale`, `${out}/types.ts is missing`, `${out}/extra.txt is orphaned`]) expect(stale.err).toContain(line);
+    for (const line of [`${out}/ERRORS.md is stale`, `${out}/types.d.ts is missing`, `${out}/extra.txt is orphaned`]) expect(stale.err).toContain(line);
     expect(await readFile(join(out, 'ERRORS.md'), 'utf8')).toBe('edited by hand\n');
     // The header holds the arguments as given: the same folder spelled otherwise is another header, so check with the same arguments.
     expect((await cli('codegen', '--extend', fixture('site-codes.json'), '--out', `${out}/`, '--check')).code).toBe(1);
