@@ -84,8 +84,8 @@ describe('the builder the site gets', () => {
     expect(() => build('no_such_code')).toThrow("agentError(\"no_such_code\"): neither the catalog nor the site's codes (document_locked, title_too_long) have it");
     // The package's own builders now know the code's status and word too, and refuse another.
     expect(siteError('document_locked', { status: 423, retry: 'once' }).title).toBe('Document locked');
-    expect(() => siteError('document_locked', { status: 409, retry: 'once' })).toThrow("siteError... the site's catalog gives".replace('siteError...', 'agentError("document_locked"):'));
-    expect(() => catalogError('document_locked' as never)).toThrow(/the catalog has no such code/);
+    expect(() => siteError('document_locked', { status: 409, retry: 'once' })).toThrow('agentError("document_locked"): the site\'s catalog gives this code status 423 and retry once');
+    expect(() => (catalogError as (code: string) => AgentError)('document_locked')).toThrow(/the catalog has no such code/);
   });
 
   it('refuses a site code an agent could not act on, naming the entry and what is wrong', () => {
