@@ -11,8 +11,13 @@ import type { OpenAPIV2 } from 'openapi-types';
  * Nothing is resolved or fetched: external $refs are left for the lint's own guarded loading.
  */
 export async function fromSwagger2(document: Record<string, unknown>, label: string): Promise<Record<string, unknown>> {
-  // Loaded when a 2.0 document comes: a 3.x lint never pays for it.
-  const { convertObj } = await import('swagger2openapi');
+  // An optional peer, loaded when a 2.0 document comes: a 3.x lint, and every other user, never pays for it.
+  let convertObj: typeof import('swagger2openapi').convertObj;
+  try {
+    ({ convertObj } = await import('swagger2openapi'));
+  } catch (error) {
+    throw new LintInputError(`${label} is Swagger 2.0, which lint reads through swagger2openapi: npm install -D swagger2openapi@7 (${(error as Error).message})`, { cause: error });
+  }
   try {
     const { openapi } = await convertObj(structuredClone(document) as unknown as OpenAPIV2.Document, { patch: true, warnOnly: true, resolve: false });
     if (!isRecord(openapi) || typeof openapi.openapi !== 'string') throw new Error('the converter returned no OpenAPI document');
