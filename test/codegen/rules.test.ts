@@ -111,8 +111,8 @@ describe('codegen refuses a rule file it cannot use, naming each pointer', () =>
 
   it("leaves the rule tables out of a site's extended artifacts: they are the package's own", async () => {
     const files = await renderExtended(join(ROOT, 'test/fixtures/extend/site-codes.json'), 'generated');
-    expect(files.has('catalog.ts')).toBe(true);
-    for (const path of ['lint-rules.ts', 'LINT.md', 'violation-rules.ts', 'diff-rules.ts']) expect(files.has(path), path).toBe(false);
+    expect(files.has('catalog.js')).toBe(true);
+    for (const path of ['lint-rules.js', 'lint-rules.ts', 'LINT.md', 'violation-rules.js', 'diff-rules.js']) expect(files.has(path), path).toBe(false);
   });
 });
 
