@@ -256,7 +256,8 @@ export const LINT_FORMATS = [
     ],
     "message": [
       "/errors/*/detail",
-      "/errors/*/title"
+      "/errors/*/title",
+      "/message"
     ],
     "delay": [
       "/errors/*/meta/retry_after"
@@ -281,7 +282,8 @@ export const LINT_FORMATS = [
     "message": [
       "/errors/*/message",
       "/errors/*/detail",
-      "/errors/*/title"
+      "/errors/*/title",
+      "/message"
     ],
     "delay": [
       "/errors/*/retry_after"

@@ -207,6 +207,7 @@ const LINT_FORMATS_OUT = ['text', 'json', 'sarif', 'github', 'junit'] as const;
 /** The options of `agent-errors lint`, as commander parses them. */
 interface LintOptions {
   extend?: string;
+  quiet?: boolean;
   format: (typeof LINT_FORMATS_OUT)[number];
   json?: boolean;
   sarif?: boolean;
@@ -319,6 +320,7 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
     .option('-c, --config <file>', "the lint config (JSON or YAML): where the error body keeps its parts, retry words for the team's own codes, and a severity or off per rule")
     .option('--baseline <file>', 'fail only on findings that are not in this file; when it does not exist, write today\'s findings to it and pass')
     .option('--update-baseline', 'write the findings of this run to the --baseline file, and pass')
+    .option('-q, --quiet', 'print the errors only, not the warnings')
     .option('--extend <file>', "the site's extension catalog (JSON), as codegen --extend reads it: its codes are known, with their status and retry word")
     .option('--site-codes <codes>', "the site's own codes, comma-separated (without their status and word; --extend gives them)", (v) => v.split(',').map((c) => c.trim()).filter(Boolean))
     // A spec may come from an untrusted pull request: by default its $refs load nothing outside its folder.
@@ -373,6 +375,7 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
         shown = fresh;
         err(`${known.length} finding${known.length === 1 ? '' : 's'} in the baseline ${options.baseline} left out${fixed > 0 ? `; ${fixed} of its findings no longer occur (--update-baseline drops them)` : ''}\n`);
       }
+      if (options.quiet) shown = shown.filter((f) => f.severity === 'error');
       const source = format === 'sarif' || format === 'github' ? await readFile(spec, 'utf8') : undefined;
       if (format === 'sarif') {
         const { toSarif } = await import('./sarif.js');

@@ -191,7 +191,7 @@ export function catalogCodes(codes: readonly string[] | null, siteCodes: Readonl
   return codes !== null && codes.every((code) => isKnownCode(code) || siteCodes.has(code));
 }
 
-/** The value at `place` in an example body (`*` takes the first item), or undefined. */
+/** What an example has at a place: its value, or undefined; `*` takes the first item. */
 export function valueAt(body: unknown, place: string): unknown {
   let current = body;
   for (const token of place.slice(1).split('/')) {
@@ -200,4 +200,12 @@ export function valueAt(body: unknown, place: string): unknown {
     if (current === undefined) return undefined;
   }
   return current;
+}
+
+/** True when a place goes through a list (`*`) that the example leaves out or leaves empty: there is nothing there to check. */
+export function throughEmptyList(body: unknown, place: string): boolean {
+  const star = place.indexOf('/*');
+  if (star < 0) return false;
+  const list = valueAt(body, place.slice(0, star) || '/');
+  return !Array.isArray(list) || list.length === 0;
 }

@@ -25,7 +25,7 @@ import { escapeToken, isRecord, member, own } from '../core/json.js';
 import { validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
 import { checkLintConfig, mergeConfigs, SPEC_CONFIG_MEMBER, type LintConfig, type Severity } from './lint-config.js';
 import { Documents, LintInputError, resolveRef, show, unlessRefused, type Node } from './lint-documents.js';
-import { catalogCodes, KNOWN_FORMATS, namedFormat, SchemaReader, valueAt, type BodyReading } from './lint-format.js';
+import { catalogCodes, namedFormat, SchemaReader, throughEmptyList, valueAt, type BodyReading } from './lint-format.js';
 import { guardedResolvers, RefAllowanceError, refPolicy } from './ref-policy.js';
 import { fromSwagger2, swaggerPointer } from './swagger.js';
 import { violations, type ViolationRule } from './violations.js';
@@ -528,9 +528,16 @@ class Linter {
     if (ours) return this.ourExample(example, format.id === 'envelope' ? 'envelope' : 'problem', status, retryAfter, strict);
     const body = example.value;
     const faults: string[] = [];
+    // A place through a list the example leaves empty (no errors at all) has nothing to check, and
+    // any place of the format that holds the part will do (GitHub's message beside its errors list).
+    const checks = (place: string | null): place is string => place !== null && !throughEmptyList(body, place);
+    const holds = (part: 'code' | 'message', ok: (value: unknown) => boolean): boolean => format.places[part].some((place) => ok(valueAt(body, place)));
     const code = found.code === null ? undefined : valueAt(body, found.code);
-    if (found.code !== null && (code === undefined || code === null || code === '')) faults.push(`it has no code at ${found.code}`);
-    if (found.message !== null && typeof valueAt(body, found.message) !== 'string') faults.push(`it has no message at ${found.message}`);
+    if (checks(found.code) && !holds('code', (v) => typeof v === 'number' || (typeof v === 'string' && v !== ''))) faults.push(`it has no code at ${found.code}`);
+    if (checks(found.message) && !holds('message', (v) => typeof v === 'string')) {
+      const given = valueAt(body, found.message);
+      faults.push(given === undefined ? `it has no message at ${found.message}` : `its message at ${found.message} is ${show(given)}, not a string`);
+    }
     const retry = found.retry === null ? undefined : valueAt(body, found.retry);
     if (retry !== undefined && !isRetryWord(retry) && found.retry !== null && !found.retry.endsWith('/next_step')) faults.push(`its retry word at ${found.retry} is ${show(retry)}, not one of ${Object.keys(RETRY_WORDS).join(', ')}`);
     const delay = found.delay === null ? undefined : valueAt(body, found.delay);
@@ -539,7 +546,7 @@ class Linter {
     if (retryByCode !== undefined && typeof code === 'string' && !isRetryWord(retry) && !Object.hasOwn(retryByCode, code) && !isKnownCode(code) && !this.siteCodes.has(code)) {
       faults.push(`its code ${show(code)} has no retry word in the config's retryByCode`);
     }
-    if (faults.length > 0) this.add('error-example-valid', example, `the ${media} example of ${format.named ? 'the error body' : format.name}: ${faults.join('; ')}`);
+    if (faults.length > 0) this.add('error-example-valid', example, `the ${media} example${format.named ? '' : ` (${format.id} format)`}: ${faults.join('; ')}`);
   }
 
   private ourExample(example: Node, kind: 'envelope' | 'problem', status: string, retryAfter: string | undefined, strict: boolean): void {

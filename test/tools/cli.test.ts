@@ -196,6 +196,8 @@ describe('agent-errors', () => {
       const quiet = await cli('lint', faulty, '--config', join(dir, 'quiet.yaml'));
       expect(quiet.code).toBe(0);
       expect(quiet.out).toContain('0 errors, 10 warnings');
+      const errorsOnly = await cli('lint', faulty, '--quiet', '--json');
+      expect((JSON.parse(errorsOnly.out) as { severity: string }[]).map((f) => f.severity)).toEqual(Array(8).fill('error'));
       await writeFile(join(dir, 'wrong.json'), '{"rules": {"error-code": "loud"}}');
       const wrong = await cli('lint', faulty, '--config', join(dir, 'wrong.json'));
       expect(wrong.code).toBe(2);
