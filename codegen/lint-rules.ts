@@ -7,6 +7,7 @@ import { loadCatalog } from './load-catalog.js';
 export interface LintRule {
   id: string;
   severity: 'error' | 'warning';
+  in: 'document' | 'operation' | 'responses' | 'schemas';
   summary: string;
   fix: string;
   compare: string;
@@ -50,11 +51,19 @@ export function lintRuleTable(rules: readonly LintRule[]): string {
   return markdownTable(['rule', 'severity', 'checks', 'fix', 'compared with other linters'], rules.map((r) => [`\`${r.id}\``, r.severity, r.summary, r.fix, r.compare]));
 }
 
+/** Where an entry's parts go, in words. */
+const PLACE: Readonly<Record<LintRule['in'], string>> = {
+  document: 'a whole document',
+  operation: 'an operation',
+  responses: "entries of an operation's responses",
+  schemas: 'entries of components.schemas',
+};
+
 /** Each rule's entry: what it checks, then a part of a document that fails it and the same part fixed. */
 export function lintRuleEntries(rules: readonly LintRule[]): string {
   return rules
     .map((r) =>
-      [`### \`${r.id}\``, '', `${r.summary} Severity: ${r.severity} unless the lint config says otherwise.`, '', 'Fails:', '', '```yaml', r.bad, '```', '', 'Passes:', '', '```yaml', r.good, '```', '', `Fix: ${r.fix}`].join('\n'),
+      [`### \`${r.id}\``, '', `${r.summary} Severity: ${r.severity} unless the lint config says otherwise.`, '', `Fails (${PLACE[r.in]}):`, '', '```yaml', r.bad, '```', '', 'Passes:', '', '```yaml', r.good, '```', '', `Fix: ${r.fix}`].join('\n'),
     )
     .join('\n\n');
 }

@@ -5,6 +5,7 @@ export const LINT_RULES = [
   {
     "id": "openapi-document",
     "severity": "error",
+    "in": "document",
     "summary": "The document is OpenAPI where the lint reads it: an info object with a title and a version, and paths (or, in 3.1, components or webhooks).",
     "fix": "Add what the finding names (for example info with title and version); the rest of the document is linted meanwhile.",
     "compare": "Spectral's oas3-schema and Redocly's struct rule check the whole document against the OpenAPI schema; this rule checks only what a reader of the errors needs, and lints the rest.",
@@ -14,33 +15,37 @@ export const LINT_RULES = [
   {
     "id": "ref-not-allowed",
     "severity": "error",
+    "in": "responses",
     "summary": "Every $ref the lint loads stays where the spec lives: no http or https URL unless remote $refs are allowed, and no file outside the spec's folder tree (symbolic links followed) unless that folder is allowed; the lint reads nothing a refused $ref names.",
     "fix": "Move the file into the spec's folder (or bundle it into the spec); if you trust the spec, allow its folder or URL prefix with --ref-root, or use --allow-refs-outside or --allow-remote-refs (lintOpenApi's allowRefsOutside and allowRemoteRefs options).",
     "compare": "Redocly CLI and Spectral resolve file and http $refs by default, so a spec from an untrusted pull request can make them read the CI host's files or call its network; this rule makes each such $ref a finding instead.",
-    "bad": "schema: {$ref: 'https://schemas.example.com/error.json'}",
-    "good": "schema: {$ref: './schemas/error.json'}"
+    "bad": "'404':\n  description: Not found\n  content:\n    application/json:\n      schema: {$ref: 'https://schemas.example.com/error.json'}",
+    "good": "'404':\n  description: Not found\n  content:\n    application/json:\n      schema: {$ref: '#/components/schemas/Error'}"
   },
   {
     "id": "ref-unresolved",
     "severity": "error",
+    "in": "responses",
     "summary": "Every $ref leads somewhere: the file it names can be read and parsed, and the JSON pointer after its # names a member; a $ref that fails is one finding at its place, and the rest of the document is linted.",
     "fix": "Correct the path or the pointer of the $ref, or add the file or the member it names.",
     "compare": "Spectral and Redocly report an unresolvable $ref as one finding too (Redocly no-unresolved-refs).",
-    "bad": "schema: {$ref: '#/components/schemas/Eror'}",
-    "good": "schema: {$ref: '#/components/schemas/Error'}"
+    "bad": "'404':\n  description: Not found\n  content:\n    application/json:\n      schema: {$ref: '#/components/schemas/Eror'}",
+    "good": "'404':\n  description: Not found\n  content:\n    application/json:\n      schema: {$ref: '#/components/schemas/Error'}"
   },
   {
     "id": "error-responses-declared",
     "severity": "warning",
+    "in": "operation",
     "summary": "Every operation declares its error responses: at least one 4xx, and a 5xx or a default.",
     "fix": "Add the responses the operation can fail with, e.g. a default response whose body is the API's error schema, or $ref the generated BadRequest and InternalServerError responses.",
     "compare": "Redocly operation-4xx-response and Zalando 151 ask for a 4xx; this rule also asks for a server error or a default. A warning by default: an agent still reads an undeclared error, but a client generator gives it no type.",
     "bad": "responses:\n  '200': {description: OK}",
-    "good": "responses:\n  '200': {description: OK}\n  default: {$ref: '#/components/responses/Error'}"
+    "good": "responses:\n  '200': {description: OK}\n  '404': {$ref: '#/components/responses/Error'}\n  default: {$ref: '#/components/responses/Error'}"
   },
   {
     "id": "error-body-readable",
     "severity": "error",
+    "in": "responses",
     "summary": "Every error response has a body a program can read: a JSON media type (application/json, application/problem+json or another +json type) with a schema.",
     "fix": "Declare the error body as JSON with a schema, e.g. content: {application/json: {schema: {$ref: '#/components/schemas/Error'}}}; a HEAD operation's errors may have no body.",
     "compare": "Redocly operation-4xx-problem-details-rfc7807 and Zalando 176 ask for the problem media type; this rule accepts any JSON error format and asks only that there is one.",
@@ -50,83 +55,92 @@ export const LINT_RULES = [
   {
     "id": "error-code",
     "severity": "error",
+    "in": "schemas",
     "summary": "Every error body keeps a code an agent can branch on, a stable string that says which error this is (the envelope's error.code, a problem's type, google.rpc.Status's status, Stripe's code, a team's own member).",
     "fix": "Add a code member to the body (or name the member that holds it in the lint config's format.code); the message is for people and changes.",
     "compare": "Zalando 176 asks for problem details' type; no common ruleset asks that a non-problem body carries a code.",
-    "bad": "Error:\n  type: object\n  properties:\n    message: {type: string}",
-    "good": "Error:\n  type: object\n  required: [code, message]\n  properties:\n    code: {type: string}\n    message: {type: string}"
+    "bad": "Error:\n  type: object\n  properties:\n    message: {type: string}\n    retry: {type: string}\n    field: {type: string}",
+    "good": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    message: {type: string}\n    retry: {type: string}\n    field: {type: string}"
   },
   {
     "id": "error-retry",
     "severity": "error",
+    "in": "schemas",
     "summary": "Every error body says what to do next: one of the catalog's retry words in a member, codes that are the catalog's (each has its word), a vendor format whose codes the catalog maps (google.rpc.Status, Stripe), or a mapping from the team's own codes to retry words in the lint config.",
     "fix": "Add a retry member holding one of the retry words, or give the lint config's retryByCode a word for each of your codes (and serve the same mapping to your clients).",
     "compare": "Specific to this contract: it is what lets an agent decide, without a person, whether to wait, fix its request or stop.",
-    "bad": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    message: {type: string}",
-    "good": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    message: {type: string}\n    retry: {type: string, enum: [fix_input, 'no', after_delay, once]}"
+    "bad": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    message: {type: string}\n    field: {type: string}",
+    "good": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    message: {type: string}\n    field: {type: string}\n    retry: {type: string, enum: [fix_input, 'no', after_delay, once]}"
   },
   {
     "id": "error-message",
     "severity": "warning",
+    "in": "schemas",
     "summary": "Every error body keeps a message for the person behind the agent (message, detail, title, or the member the lint config names).",
     "fix": "Add a message member; keep it a sentence for people and put what a program needs in the code.",
     "compare": "Zalando 176 asks for problem details' title and detail; this rule accepts any member the format names.",
-    "bad": "Error:\n  properties:\n    code: {type: string}",
-    "good": "Error:\n  properties:\n    code: {type: string}\n    message: {type: string}"
+    "bad": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    retry: {type: string}\n    field: {type: string}",
+    "good": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    retry: {type: string}\n    field: {type: string}\n    message: {type: string}"
   },
   {
     "id": "fix-input-field",
     "severity": "warning",
+    "in": "schemas",
     "summary": "A 400 or 422 body, whose catalog word is fix_input, can say which field to fix: a field, param, errors, details or source member (or the one the lint config's format.field names).",
     "fix": "Add the member naming the input at fault (field, a JSON pointer, or a list of errors each with its field).",
     "compare": "Zalando 176 and RFC 9457 section 3 suggest an errors extension for validation problems; this rule asks for it where the agent must fix its input.",
-    "bad": "'422':\n  content:\n    application/json:\n      schema:\n        properties: {code: {type: string}, message: {type: string}}",
-    "good": "'422':\n  content:\n    application/json:\n      schema:\n        properties: {code: {type: string}, message: {type: string}, field: {type: string}}"
+    "bad": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    message: {type: string}\n    retry: {type: string}",
+    "good": "Error:\n  type: object\n  properties:\n    code: {type: string}\n    message: {type: string}\n    retry: {type: string}\n    field: {type: string}"
   },
   {
     "id": "retry-after-declared",
     "severity": "error",
+    "in": "responses",
     "summary": "Every 429 and 503 response declares a Retry-After header.",
     "fix": "Declare Retry-After (the generated TooManyRequests and ServiceUnavailable responses carry it), and send it from the same number as the body's delay.",
     "compare": "Spectral OWASP owasp:api4:2023-rate-limit-retry-after checks 429 only; Zalando 153 accepts X-RateLimit headers instead. A 503 for maintenance needs the delay as much as a 429 does.",
-    "bad": "'429':\n  description: Too many requests",
-    "good": "'429':\n  description: Too many requests\n  headers:\n    Retry-After: {schema: {type: integer}}"
+    "bad": "'429':\n  description: Too many requests\n  content:\n    application/json: {schema: {$ref: '#/components/schemas/Error'}}",
+    "good": "'429':\n  description: Too many requests\n  headers:\n    Retry-After: {schema: {type: integer}}\n  content:\n    application/json: {schema: {$ref: '#/components/schemas/Error'}}"
   },
   {
     "id": "error-example-valid",
     "severity": "error",
+    "in": "responses",
     "summary": "Every error example is a valid body of its format: the envelope or problem against this package's validators, any other format with its code and message where the format keeps them and a retry word that is one.",
     "fix": "Correct the example: the message names the member at fault.",
     "compare": "Neither Redocly nor Spectral validates examples against the error contract's own rules (a wait carries a delay, a fix names its field, a known code keeps its status).",
-    "bad": "example: {error: {code: rate_limited, message: Slow down, retry: after_delay, retry_after: null}}",
-    "good": "example: {error: {code: rate_limited, message: Slow down, field: null, retry: after_delay, retry_after: 30}}"
+    "bad": "'429':\n  description: Too many requests\n  headers:\n    Retry-After: {schema: {type: integer}}\n  content:\n    application/json:\n      schema: {$ref: '#/components/schemas/Envelope'}\n      example: {error: {code: rate_limited, message: Slow down, field: null, retry: after_delay, retry_after: null}}",
+    "good": "'429':\n  description: Too many requests\n  headers:\n    Retry-After: {schema: {type: integer}}\n  content:\n    application/json:\n      schema: {$ref: '#/components/schemas/Envelope'}\n      example: {error: {code: rate_limited, message: Slow down, field: null, retry: after_delay, retry_after: 30}}"
   },
   {
     "id": "error-example-review",
     "severity": "error",
+    "in": "responses",
     "summary": "Every error example passes the violations review: no prose promising a retry without a delay, no Retry-After that disagrees with the body.",
     "fix": "Put the delay in the body's field and declare it as Retry-After, from one number.",
     "compare": "No common ruleset reads the example's prose for a retry promise.",
-    "bad": "detail: Not allowed right now; try again later.",
-    "good": "detail: This key may not delete orders."
+    "bad": "'403':\n  description: Not allowed\n  content:\n    application/problem+json:\n      schema: {$ref: '#/components/schemas/Problem'}\n      example: {type: 'https://api.example.com/problems/not_allowed', title: Not allowed, status: 403, code: not_allowed, next_step: give_up, retry: 'no', detail: Not allowed right now; try again later.}",
+    "good": "'403':\n  description: Not allowed\n  content:\n    application/problem+json:\n      schema: {$ref: '#/components/schemas/Problem'}\n      example: {type: 'https://api.example.com/problems/not_allowed', title: Not allowed, status: 403, code: not_allowed, next_step: give_up, retry: 'no', detail: This key may not delete orders.}"
   },
   {
     "id": "example-code-known",
     "severity": "error",
+    "in": "responses",
     "summary": "In a body whose codes are the catalog's (the envelope, a problem with a code), every code an example names is in the catalog or is one of the site's declared codes.",
     "fix": "Use a catalog code, or declare the site's own code (lintOpenApi's siteCodes option, or an extension catalog).",
     "compare": "Specific to this contract.",
-    "bad": "example: {error: {code: order_missing, ...}}",
-    "good": "example: {error: {code: not_found, ...}}"
+    "bad": "'404':\n  description: Not found\n  content:\n    application/json:\n      schema: {$ref: '#/components/schemas/Envelope'}\n      example: {error: {code: order_missing, message: No such order, field: null, retry: 'no', retry_after: null}}",
+    "good": "'404':\n  description: Not found\n  content:\n    application/json:\n      schema: {$ref: '#/components/schemas/Envelope'}\n      example: {error: {code: not_found, message: No such order, field: null, retry: 'no', retry_after: null}}"
   },
   {
     "id": "example-status-matches",
     "severity": "error",
+    "in": "responses",
     "summary": "An example of a catalog code sits under the status the catalog gives that code.",
     "fix": "Move the example under the code's status, or use the code that belongs to this status.",
     "compare": "Specific to this contract.",
-    "bad": "'409':\n  example: {error: {code: not_found, ...}}",
-    "good": "'404':\n  example: {error: {code: not_found, ...}}"
+    "bad": "'409':\n  description: Conflict\n  content:\n    application/json:\n      schema: {$ref: '#/components/schemas/Envelope'}\n      example: {error: {code: not_found, message: No such order, field: null, retry: 'no', retry_after: null}}",
+    "good": "'404':\n  description: Not found\n  content:\n    application/json:\n      schema: {$ref: '#/components/schemas/Envelope'}\n      example: {error: {code: not_found, message: No such order, field: null, retry: 'no', retry_after: null}}"
   }
 ] as const;
 

@@ -141,12 +141,49 @@ describe('adoption on a legacy spec', () => {
     expect(tuned).toHaveLength(plain.length - 1);
   });
 
-  it('has an entry per rule, with a part of a document that fails it and the same part fixed, in the docs', async () => {
+  it('has an entry per rule in the docs, whose failing part fails that rule and whose fixed part does not, linted where the entry says it goes', async () => {
     const docs = await readFile(here('../../docs/tooling.md'), 'utf8');
+    /** A document every rule passes: a team's own top-level format, and the envelope and problem shapes by their required members. */
+    const base = (): Record<string, any> => ({
+      openapi: '3.1.0',
+      info: { title: 'Orders', version: '1.0.0' },
+      paths: {
+        '/orders': {
+          post: {
+            responses: {
+              '201': { description: 'Created' },
+              '400': { description: 'Bad request', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+              default: { $ref: '#/components/responses/Error' },
+            },
+          },
+        },
+      },
+      components: {
+        responses: { Error: { description: 'Any error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+        schemas: {
+          Error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, retry: { type: 'string' }, field: { type: 'string' } } },
+          Envelope: { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code', 'message', 'retry'], properties: { field: {}, retry_after: {} } } } },
+          Problem: { type: 'object', required: ['type', 'title', 'status', 'code', 'retry'], properties: { next_step: {}, detail: {}, param: {} } },
+        },
+      },
+    });
+    const embed = (where: string, part: string): Record<string, any> => {
+      const value = parseYaml(part) as Record<string, any>;
+      const document = base();
+      if (where === 'document') return value;
+      if (where === 'operation') document.paths['/orders'].post = value;
+      if (where === 'responses') Object.assign(document.paths['/orders'].post.responses, value);
+      if (where === 'schemas') Object.assign(document.components.schemas, value);
+      return document;
+    };
+    expect(await lintOpenApi(base(), { cwd: LINT })).toEqual([]);
     for (const rule of LINT_RULES) {
       expect(docs).toContain(`### \`${rule.id}\``);
       expect(docs).toContain(rule.bad);
       expect(docs).toContain(rule.good);
+      const rules = async (part: string): Promise<string[]> => (await lintOpenApi(embed(rule.in, part), { cwd: LINT })).map((f) => f.rule);
+      expect(await rules(rule.bad), `${rule.id}: its failing part`).toContain(rule.id);
+      expect(await rules(rule.good), `${rule.id}: its fixed part`).not.toContain(rule.id);
     }
   });
 
