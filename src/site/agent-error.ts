@@ -241,6 +241,8 @@ export function defineSiteCodes(codes: Readonly<Record<string, SiteCodeEntry>>, 
   for (const [code, entry] of Object.entries(codes)) {
     const who = `defineSiteCodes(${quote(code)})`;
     if (isKnownCode(code) || !CODE_PATTERN.test(code)) throw new TypeError(`${who}: a site's own code is lowercase snake case and not one of the catalog's`);
+    if (typeof entry !== 'object' || entry === null) refuse(who, 'entry', '{ status, retry, title, advice? }', entry);
+    if (pages[code] !== undefined && typeof pages[code] !== 'string') refuse(who, 'page', 'the HTML of its page, a string', pages[code]);
     if (!(Number.isInteger(entry.status) && entry.status >= 400 && entry.status <= 599)) refuse(who, 'status', 'an HTTP error status, 400 to 599', entry.status);
     if (!isRetryWord(entry.retry)) refuse(who, 'retry', `one of ${Object.keys(RETRY_WORDS).join(', ')}`, entry.retry);
     if (!text(entry.title)) refuse(who, 'title', 'a non-empty string', entry.title);

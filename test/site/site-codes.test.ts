@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serve as serveHono } from '@hono/node-server';
 import express from 'express';
+import fc from 'fast-check';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentError as catalogError, defineSiteCodes, siteError, type AgentError } from '../../src/site/index.js';
@@ -93,6 +94,19 @@ describe('the builder the site gets', () => {
     expect(() => defineSiteCodes({ teapot: { status: 418, retry: 'later' as never, title: 'Teapot' } })).toThrow(/defineSiteCodes\("teapot"\).*retry/);
     expect(() => defineSiteCodes({ not_found: { status: 404, retry: 'no', title: 'Mine' } })).toThrow(/not one of the catalog's/);
     expect(() => defineSiteCodes({ teapot: { status: 418, retry: 'no', title: ' ' } })).toThrow(/title/);
+    expect(() => defineSiteCodes({ teapot: null as never })).toThrow(/defineSiteCodes\("teapot"\).*entry/);
+    expect(() => defineSiteCodes({ teapot: { status: 418, retry: 'no', title: 'Teapot' } }, { teapot: 42 as never })).toThrow(/page/);
+    // Whatever a caller passes, the only error is a TypeError naming the entry.
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.anything()), fc.dictionary(fc.string(), fc.anything()), (codes, pages) => {
+        try {
+          defineSiteCodes(codes as never, pages as never);
+        } catch (error) {
+          expect(error).toBeInstanceOf(TypeError);
+          expect((error as Error).message).toMatch(/^defineSiteCodes\(/);
+        }
+      }),
+    );
   });
 });
 
