@@ -10,6 +10,9 @@ import {
 } from '../../generated/validators.js';
 import type { Envelope, Problem } from '../../generated/types.js';
 
+/** How an issue ends that names a member the contract's body does not have (a site's own schema may add members). */
+export const NOT_A_MEMBER = 'is not a member of this body';
+
 /** One reason a body was refused. */
 export interface ValidationIssue {
   /** JSON pointer (RFC 6901) to the member at fault; "" is the whole body. */
@@ -46,7 +49,7 @@ function describe(error: ValidatorError, value: unknown): ValidationIssue | null
       return { pointer: `${pointer}/${member}`, message: `${member} is required here` };
     }
     case 'additionalProperties':
-      return { pointer: `${pointer}/${String(params.additionalProperty)}`, message: `${String(params.additionalProperty)} is not a member of this body` };
+      return { pointer: `${pointer}/${String(params.additionalProperty)}`, message: `${String(params.additionalProperty)} ${NOT_A_MEMBER}` };
     case 'const': {
       const parent = resolvePointer(value, pointer.slice(0, pointer.lastIndexOf('/'))) as Record<string, unknown> | undefined;
       const member = pointer.slice(pointer.lastIndexOf('/') + 1);

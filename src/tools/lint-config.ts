@@ -107,3 +107,8 @@ export function mergeConfigs(spec: LintConfig | undefined, given: LintConfig | u
     rules: { ...spec.rules, ...given.rules },
   };
 }
+
+/** A rule's setting under `config`: its severity there, else the rule's own (LINT_RULES); `off` when the config turns it off. */
+export function settingOf(rule: LintRuleId, config: LintConfig | undefined): RuleSetting {
+  return config?.rules?.[rule] ?? LINT_RULES.find((r) => r.id === rule)!.severity;
+}

@@ -22,8 +22,8 @@ import type { RetryWord } from '../../generated/types.js';
 import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
 import { codeForStatus, isKnownCode, isRetryWord } from '../core/catalog.js';
 import { escapeToken, isRecord, member, own } from '../core/json.js';
-import { validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
-import { checkLintConfig, mergeConfigs, SPEC_CONFIG_MEMBER, type LintConfig, type Severity } from './lint-config.js';
+import { NOT_A_MEMBER, validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
+import { checkLintConfig, mergeConfigs, settingOf, SPEC_CONFIG_MEMBER, type LintConfig, type Severity } from './lint-config.js';
 import { Documents, LintInputError, resolveRef, show, unlessRefused, type Node } from './lint-documents.js';
 import { catalogCodes, namedFormat, SchemaReader, throughEmptyList, valueAt, type BodyReading } from './lint-format.js';
 import { guardedResolvers, RefAllowanceError, refPolicy } from './ref-policy.js';
@@ -101,9 +101,6 @@ const RULES = new Map(LINT_RULES.map((r, i) => [r.id as string, { ...r, order: i
 
 /** The rules of violations() that the validators cannot see: prose and headers. */
 const REVIEW_ONLY: ReadonlySet<ViolationRule> = new Set<ViolationRule>(['promise-without-delay', 'retry-after-disagrees', 'retry-after-missing']);
-
-/** How the validators say a member is not the contract's: a team's own schema may have more members. */
-const EXTRA_MEMBER = 'is not a member of this body';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 /** A JSON media type: application/json, application/problem+json, any other +json. */
@@ -375,7 +372,7 @@ class Linter {
   }
 
   private record(rule: LintRuleId, pointer: string, message: string): void {
-    const key = `${rule}\n${pointer}\n${message}`;
+    const key = findingKey({ rule, pointer, message });
     let found = this.found.get(key);
     if (found === undefined) this.found.set(key, (found = { rule, pointer, message, operations: new Set() }));
     if (this.operationName !== '') found.operations.add(this.operationName);
@@ -556,7 +553,7 @@ class Linter {
     const known = isKnownCode(code);
     const result = kind === 'envelope' ? validateEnvelope(body) : validateProblem(body);
     // Seed 002: a team adds the fields to the format it has, and keeps its own members beside them.
-    const errors = strict || result.valid ? result.errors : result.errors.filter((i) => !i.message.endsWith(EXTRA_MEMBER));
+    const errors = strict || result.valid ? result.errors : result.errors.filter((i) => !i.message.endsWith(NOT_A_MEMBER));
     if (errors.length > 0) {
       const issues = errors.slice(0, 3).map((i: ValidationIssue) => `${i.pointer || '(the body)'} ${i.message}`);
       const more = errors.length > 3 ? `; and ${errors.length - 3} more` : '';
@@ -611,6 +608,9 @@ function headerExample(docs: Documents, header: Node): string | undefined {
   return found === undefined ? undefined : String(found);
 }
 
+/** What makes two findings the same one: rule, place and message (not the operations that reach the place). */
+export const findingKey = (f: { readonly rule: string; readonly pointer: string; readonly message: string }): string => `${f.rule}\n${f.pointer}\n${f.message}`;
+
 const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Findings sorted by pointer, then by the rule's place in LINT_RULES, then by message. */
@@ -656,10 +656,10 @@ export async function lintOpenApi(input: string | object, options: LintOpenApiOp
   const out: LintFinding[] = [];
   const seen = new Set<string>();
   for (const f of all) {
-    const setting = config.rules?.[f.rule] ?? RULES.get(f.rule)!.severity;
+    const setting = settingOf(f.rule, config);
     if (setting === 'off') continue;
     const pointer = pointerOf(f.pointer);
-    const key = `${f.rule}\n${pointer}\n${f.message}`;
+    const key = findingKey({ rule: f.rule, pointer, message: f.message });
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({ rule: f.rule, severity: setting, pointer, message: f.message, fix: RULES.get(f.rule)!.fix, operations: [...f.operations].sort(compare) });

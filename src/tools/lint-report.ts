@@ -1,7 +1,7 @@
 // The lint's findings for CI: GitHub Actions annotations, JUnit XML, and a baseline that lets a team
 // with a legacy spec adopt the lint today and fail only on what it adds.
 import { LintInputError, show } from './lint-documents.js';
-import { operationList, type LintFinding } from './lint-openapi.js';
+import { findingKey, operationList, type LintFinding } from './lint-openapi.js';
 import { locator } from './sarif.js';
 
 /** Options of the CI formats: the spec as the report names it, and its text for line numbers. */
@@ -110,7 +110,7 @@ export function checkBaseline(value: unknown, label: string): LintBaseline {
  * baseline entries no finding matches any more.
  */
 export function compareWithBaseline(findings: readonly LintFinding[], baseline: LintBaseline): { fresh: LintFinding[]; known: LintFinding[]; fixed: number } {
-  const key = (f: BaselineEntry): string => `${f.rule}\n${f.pointer}\n${f.message}`;
+  const key = findingKey;
   const left = new Map<string, number>();
   for (const entry of baseline.findings) left.set(key(entry), (left.get(key(entry)) ?? 0) + 1);
   const fresh: LintFinding[] = [];

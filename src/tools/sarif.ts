@@ -1,8 +1,8 @@
 // toSarif(): lintOpenApi's findings as a SARIF 2.1.0 log, the format code-scanning UIs read
 // (issue 6, item 5). The rules come from the generated LINT_RULES, never restated here.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
-import { LINT_RULES } from '../../generated/lint-rules.js';
-import type { LintConfig, Severity } from './lint-config.js';
+import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
+import { settingOf, type LintConfig, type Severity } from './lint-config.js';
 import { operationList, type LintFinding } from './lint-openapi.js';
 
 /** The `$schema` a SARIF 2.1.0 log names (SchemaStore's copy of the OASIS schema, as CodeQL writes it). */
@@ -116,9 +116,9 @@ function lineOf(source: { doc: ReturnType<typeof parseDocument>; lines: LineCoun
 }
 
 /** A rule's level in the run: its severity in the config, else its own (a rule turned off keeps its own). */
-function levelOf(rule: string, severity: Severity, config: LintConfig | undefined): Severity {
-  const setting = (config?.rules as Record<string, string | undefined> | undefined)?.[rule];
-  return setting === 'error' || setting === 'warning' ? setting : severity;
+function levelOf(rule: LintRuleId, severity: Severity, config: LintConfig | undefined): Severity {
+  const setting = settingOf(rule, config);
+  return setting === 'off' ? severity : setting;
 }
 
 /**

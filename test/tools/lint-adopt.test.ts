@@ -17,6 +17,7 @@ import { checkLintConfig } from '../../src/tools/lint-config.js';
 import { baselineOf, checkBaseline, compareWithBaseline, toGithubAnnotations, toJunit } from '../../src/tools/lint-report.js';
 import { formatFindings, lintOpenApi, LintInputError, type LintFinding } from '../../src/tools/lint.js';
 import { specFile } from '../helpers/specs.js';
+import { at } from '../helpers/pointer.js';
 
 const run = promisify(execFile);
 const here = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
@@ -25,17 +26,6 @@ const CLI = here('../../src/tools/cli.ts');
 const TSX = here('../../node_modules/.bin/tsx');
 const pairs = (findings: readonly LintFinding[]): [string, string][] => findings.map((f) => [f.rule, f.pointer]);
 const errors = (findings: readonly LintFinding[]): LintFinding[] => findings.filter((f) => f.severity === 'error');
-
-/** The value a JSON pointer names in a document, or undefined. */
-function at(document: unknown, pointer: string): unknown {
-  let node = document;
-  for (const token of pointer.split('/').slice(1)) {
-    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
 
 /** A document whose one operation answers with `body` (its schema) under 400 and 500. */
 const withBody = (schema: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { LINT_RULES } from '../../generated/lint-rules.js';
 import { formatFindings, lintOpenApi, LintInputError, type LintFinding } from '../../src/tools/lint.js';
+import { at } from '../helpers/pointer.js';
 
 const here = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
 const FIXTURES = here('../fixtures/lint/');
@@ -29,17 +30,6 @@ const FAULTS: readonly (readonly [string, string])[] = [
 
 const pairs = (findings: readonly LintFinding[]): [string, string][] => findings.map((f) => [f.rule, f.pointer]);
 const loadYaml = async (name: string): Promise<Record<string, unknown>> => parseYaml(await readFile(fixture(name), 'utf8')) as Record<string, unknown>;
-
-/** The value a JSON pointer names in a document, or undefined. */
-function at(document: unknown, pointer: string): unknown {
-  let node = document;
-  for (const token of pointer.split('/').slice(1)) {
-    const key = token.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-  }
-  return node;
-}
 
 /** A minimal OpenAPI 3.1 document around one operation's responses, with $refs resolving from the fixtures. */
 const withResponses = (responses: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
