@@ -6,8 +6,8 @@
 // violation is a missing value comes from the catalog's validation_keyword and validation_phrase tables.
 import { READERS } from '../../generated/catalog.js';
 import type { FieldError } from '../../generated/types.js';
-import { cleanText, firstLine } from './html.js';
-import { isRecord, own, str, unescapeToken, type JsonObject } from './json.js';
+import { anyOfPattern, cleanText, firstLine } from './html.js';
+import { filled, isRecord, own, str, unescapeToken, type JsonObject } from './json.js';
 import { looksLikeDump } from './signals.js';
 
 /** One field at fault, as a body reported it. */
@@ -29,6 +29,8 @@ const MISSING = READERS.validation_keyword.required;
 const INVALID = READERS.validation_keyword.default;
 const KEYWORDS: Readonly<Record<string, string>> = READERS.validation_keyword;
 const PHRASES = Object.entries(READERS.validation_phrase as Readonly<Record<string, string>>);
+/** Any phrase at all, in one pass: most sentences hold none, and then no phrase is looked for one by one. */
+const ANY_PHRASE = anyOfPattern(PHRASES.map(([phrase]) => phrase));
 
 /** Where a framework says a value came from, before the field's own path: FastAPI's loc, Fastify's message, hapi's source. */
 const LOCATIONS = new Set(['body', 'query', 'querystring', 'path', 'params', 'header', 'headers', 'cookie', 'cookies', 'payload']);
@@ -38,7 +40,10 @@ const OWN_ERRORS = new Set(['errors', '_errors', 'formErrors', 'non_field_errors
 /** A code from a keyword the body gave (ajv's keyword, Joi's type, pydantic's type, a Bean Validation code), else from the sentence. */
 function codeOf(keyword: unknown, sentence: string | null): string {
   if (typeof keyword === 'string' && keyword !== 'default' && Object.hasOwn(KEYWORDS, keyword)) return KEYWORDS[keyword]!;
-  const lower = sentence?.toLowerCase() ?? '';
+  if (sentence === null) return INVALID;
+  const lower = sentence.toLowerCase();
+  if (!ANY_PHRASE.test(lower)) return INVALID;
+  // The first phrase in the table's order decides, wherever it sits in the sentence.
   for (const [phrase, code] of PHRASES) if (lower.includes(phrase)) return code;
   return INVALID;
 }
@@ -102,30 +107,57 @@ const text = (value: unknown): string | null => {
   return typeof candidate === 'string' && candidate.trim() !== '' ? candidate : null;
 };
 
-/** One item of a list of violations, in any of the item shapes frameworks send. */
+/** One item of a list of violations, in any of the item shapes frameworks send; its members are read in one pass. */
 function readItem(item: JsonObject, found: Found, keywordTable?: Readonly<Record<string, string>>): void {
-  const source = own(item, 'source');
-  const loc = own(item, 'loc');
-  const path = own(item, 'path');
-  const constraints = own(item, 'constraints');
-  let field: string | null;
-  if (Array.isArray(loc)) field = fieldOf(loc, true); // FastAPI and pydantic
-  else if (Array.isArray(path)) field = fieldOf(path); // Zod issues
-  else if (isRecord(source)) field = str(source, 'pointer') !== null ? fromPointer(str(source, 'pointer')!) : fieldOf([str(source, 'parameter')]); // JSON:API
-  else if (str(item, 'pointer') !== null) field = fromPointer(str(item, 'pointer')!); // RFC 9457's own example
-  else field = fieldOf([str(item, 'path') ?? str(item, 'field') ?? str(item, 'param') ?? str(item, 'name') ?? str(item, 'property') ?? str(item, 'propertyPath')]);
+  let source, loc, path, constraints, pointer, field, param, name, property, propertyPath: unknown;
+  let msg, message, detail, defaultMessage, description, reason, title, keyword, type, code, location, received: unknown;
+  let hasValue = false;
+  for (const key in item) {
+    if (!Object.hasOwn(item, key)) continue;
+    const value = item[key];
+    switch (key) {
+      case 'source': source = value; break;
+      case 'loc': loc = value; break;
+      case 'path': path = value; break;
+      case 'constraints': constraints = value; break;
+      case 'pointer': pointer = value; break;
+      case 'field': field = value; break;
+      case 'param': param = value; break;
+      case 'name': name = value; break;
+      case 'property': property = value; break;
+      case 'propertyPath': propertyPath = value; break;
+      case 'msg': msg = value; break;
+      case 'message': message = value; break;
+      case 'detail': detail = value; break;
+      case 'defaultMessage': defaultMessage = value; break;
+      case 'description': description = value; break;
+      case 'reason': reason = value; break;
+      case 'title': title = value; break;
+      case 'keyword': keyword = value; break;
+      case 'type': type = value; break;
+      case 'code': code = value; break;
+      case 'location': location = value; break;
+      case 'received': received = value; break;
+      case 'value': hasValue = true; break;
+    }
+  }
+  let at: string | null;
+  if (Array.isArray(loc)) at = fieldOf(loc, true); // FastAPI and pydantic
+  else if (Array.isArray(path)) at = fieldOf(path); // Zod issues
+  else if (isRecord(source)) at = str(source, 'pointer') !== null ? fromPointer(str(source, 'pointer')!) : fieldOf([str(source, 'parameter')]); // JSON:API
+  else if (filled(pointer) !== null) at = fromPointer(pointer as string); // RFC 9457's own example
+  else at = fieldOf([filled(path) ?? filled(field) ?? filled(param) ?? filled(name) ?? filled(property) ?? filled(propertyPath)]);
   const sentence =
-    text(own(item, 'msg')) ?? text(own(item, 'message')) ?? text(own(item, 'detail')) ?? text(own(item, 'defaultMessage')) ??
-    text(own(item, 'description')) ?? text(own(item, 'reason')) ?? text(own(item, 'title')) ??
+    text(msg) ?? text(message) ?? text(detail) ?? text(defaultMessage) ?? text(description) ?? text(reason) ?? text(title) ??
     (isRecord(constraints) ? text(Object.values(constraints)) : null); // class-validator's ValidationError
-  const keyword = own(item, 'keyword') ?? own(item, 'type') ?? own(item, 'code');
+  const given = keyword ?? type ?? code;
   if (keywordTable) {
-    const code = typeof keyword === 'string' && Object.hasOwn(keywordTable, keyword) ? keywordTable[keyword] : undefined;
-    return found.add(field, sentence, undefined, code ?? INVALID);
+    const listed = typeof given === 'string' && Object.hasOwn(keywordTable, given) ? keywordTable[given] : undefined;
+    return found.add(at, sentence, undefined, listed ?? INVALID);
   }
   // express-validator leaves `value` out of a field the request did not send; Zod 3 says received "undefined".
-  const absent = (own(item, 'type') === 'field' && typeof own(item, 'location') === 'string' && !Object.hasOwn(item, 'value')) || own(item, 'received') === 'undefined';
-  found.add(field, sentence, absent ? 'required' : keyword);
+  const absent = (type === 'field' && typeof location === 'string' && !hasValue) || received === 'undefined';
+  found.add(at, sentence, absent ? 'required' : given);
 }
 
 /**
@@ -183,18 +215,27 @@ function readTree(node: JsonObject, prefix: string[], found: Found, depth: numbe
 /** True when every member of a body is a list (or map) of sentences: a DRF or Rails scaffold body, `{email: ["..."]}`. */
 function isFieldMap(body: JsonObject, depth = 0): boolean {
   if (depth > MAX_DEPTH) return false;
-  const values = Object.values(body);
-  if (values.length === 0) return false;
-  for (const value of values) {
+  let members = 0;
+  // for-in with an own check, not Object.values: most bodies fail at their first member, and nothing is copied.
+  for (const key in body) {
+    if (!Object.hasOwn(body, key)) continue;
+    members++;
+    const value = body[key];
     if (!Array.isArray(value)) {
       if (!(isRecord(value) && isFieldMap(value, depth + 1))) return false;
       continue;
     }
     if (value.length === 0) return false;
     for (const item of value) {
-      if (!(typeof item === 'string' || (isRecord(item) && (Object.keys(item).length === 0 || isFieldMap(item, depth + 1))))) return false;
+      if (!(typeof item === 'string' || (isRecord(item) && (isEmpty(item) || isFieldMap(item, depth + 1))))) return false;
     }
   }
+  return members > 0;
+}
+
+/** True when an object has no own enumerable member. */
+function isEmpty(object: JsonObject): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return false;
   return true;
 }
 

@@ -8,11 +8,11 @@ import { fieldErrors, fieldInMessage, scopeInMessage, violationMessage, violatio
 import { frontMatter } from './front-matter.js';
 import { xmlError } from './xml.js';
 import { bearerChallenge } from './challenge.js';
-import { paymentFrom } from './payment.js';
+import { mayBeX402Body, PAYMENT_HEADERS, paymentFrom } from './payment.js';
 import { isRecord, own, str, type JsonObject } from './json.js';
-import { pickHeaders, toHeaders, type Fields, type HeadersInput } from './headers.js';
+import { pickHeaders, presentBits, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { cleanText, firstLine, readPage, type PageSummary } from './html.js';
-import { challengeSignal, looksLikeDump, soldOut } from './signals.js';
+import { CHALLENGE_HEADERS, headerChallenge, looksLikeDump, pageChallenge, soldOut } from './signals.js';
 
 /** The most of a body fromResponse reads: enough for any error page's head, bounded for 10 MB pages. */
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -392,13 +392,27 @@ DIALECTS.forEach(([, , members], index) => {
 });
 const AWS_BIT = 1 << DIALECTS.findIndex(([name]) => name === AWS_DIALECT);
 
+// The groups of headers that rules read, a bit each: a response's names are looked up once, and a
+// rule whose headers are all absent is not run (the page rules of a challenge still are).
+const CHALLENGE = 1;
+const PAYMENT = 2;
+const AUTHENTICATE = 4;
+const AWS_TYPE = 8;
+const WATCHED = new Map<string, number>();
+for (const [bit, names] of [[CHALLENGE, CHALLENGE_HEADERS], [PAYMENT, PAYMENT_HEADERS], [AUTHENTICATE, ['www-authenticate']], [AWS_TYPE, ['x-amzn-errortype']]] as const) {
+  for (const name of names) WATCHED.set(name, (WATCHED.get(name) ?? 0) | bit);
+}
+
+/** The Bearer challenge of WWW-Authenticate, read only when the response may have the header. */
+const bearerOf = (headers: Fields, bits: number): ReadonlyMap<string, string> | null => ((bits & AUTHENTICATE) !== 0 ? bearerChallenge(headers.get('www-authenticate')) : null);
+
 /** The first dialect that recognises the body, and its name, or nothing. Only the dialects the body's own members name are tried. */
-function readStructured(body: JsonObject, headers: Fields): [Reading, string | null] {
+function readStructured(body: JsonObject, headers: Fields, bits: number): [Reading, string | null] {
   let candidates = 0;
   try {
     // for-in makes no array of the keys; an inherited member only adds a reader that then finds no own member.
     for (const member in body) candidates |= DIALECTS_BY_MEMBER.get(member) ?? 0;
-    if (headers.has('x-amzn-errortype')) candidates |= AWS_BIT;
+    if ((bits & AWS_TYPE) !== 0 && headers.has('x-amzn-errortype')) candidates |= AWS_BIT;
   } catch {
     return [NONE, null]; // A proxy whose keys throw is no body any dialect can read.
   }
@@ -490,10 +504,10 @@ function plainText(text: string | null, page: PageSummary | null): string | null
 const explicitRetryHeaders = (headers: Fields): Fields => pickHeaders(headers, ['retry-after', 'retry-after-ms', 'x-ms-retry-after-ms', 'date']);
 
 /** The code of a response whose body names none, and why: its status, refined by what is safe to read. */
-function statusCode(status: number, headers: Fields, page: PageSummary | null): [string, string] {
+function statusCode(status: number, headers: Fields, bits: number, page: PageSummary | null): [string, string] {
   // RFC 6750 section 3: a Bearer challenge's error says which of a missing grant or a missing scope it is.
   if (status >= 400 && status < 500) {
-    const error = bearerChallenge(headers.get('www-authenticate'))?.get('error') ?? null;
+    const error = bearerOf(headers, bits)?.get('error') ?? null;
     const code = readerCode('bearer_error', error);
     if (code !== null) return [code, `WWW-Authenticate's Bearer error ${JSON.stringify(error)} is ${code} (RFC 6750 section 3.1)`];
   }
@@ -534,6 +548,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   const safeStatus = Number.isInteger(status) ? status : 0;
   const isError = safeStatus >= 400 && safeStatus <= 599;
   const h = toHeaders(headers);
+  const bits = presentBits(h, WATCHED);
   let text: string | null = null;
   let json: unknown;
   try {
@@ -543,8 +558,8 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   }
   // A list of errors is read by its first (Salesforce); an AWS error may say its type only in
   // x-amzn-ErrorType, over an empty or non-JSON body.
-  const structured = isRecord(json) ? json : Array.isArray(json) && isRecord(json[0]) ? json[0] : h.has('x-amzn-errortype') ? {} : null;
-  let [reading, dialect] = structured ? readStructured(structured, h) : [NONE, null];
+  const structured = isRecord(json) ? json : Array.isArray(json) && isRecord(json[0]) ? json[0] : (bits & AWS_TYPE) !== 0 && h.has('x-amzn-errortype') ? {} : null;
+  let [reading, dialect] = structured ? readStructured(structured, h, bits) : [NONE, null];
   // Front matter no dialect knows is part of a page like any other, read as its text.
   if (dialect === null && json !== undefined && typeof text === 'string' && text.trimStart()[0] === '-') [json, reading] = [undefined, NONE];
   const page = text !== null && json === undefined ? readPage(text) : null;
@@ -561,9 +576,9 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   if (primary) because?.push(`the body reports ${violations.length} violation${violations.length === 1 ? '' : 's'}, the first of ${primary.field ?? 'no single field'}`);
 
   // A challenge wins over whatever the body says: the body is the challenge page.
-  const signal = challengeSignal(h, page, isError, safeStatus >= 500);
+  const signal = ((bits & CHALLENGE) !== 0 ? headerChallenge(h, isError) : null) ?? (isError && page ? pageChallenge(h, page, safeStatus >= 500) : null);
   // A payment protocol's headers (x402, pay-per-crawl) say what to pay, and why a payment failed.
-  const paid = isError ? paymentFrom(h, json) : null;
+  const paid = isError && ((bits & PAYMENT) !== 0 || mayBeX402Body(json)) ? paymentFrom(h, json) : null;
   let code: string;
   let scope: string | null = null;
   if (signal) {
@@ -581,7 +596,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     }
   } else {
     let why: string;
-    [code, why] = statusCode(safeStatus, h, page);
+    [code, why] = statusCode(safeStatus, h, bits, page);
     // A refusal whose message names the access scope it lacks is a grant to ask for (Shopify's REST API).
     if (code === NOT_ALLOWED && (scope = scopeInMessage(reading.message)) !== null) {
       code = READERS.signals.scope_in_message;
@@ -624,7 +639,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     (page && informative(page.title) ? safeMessage(page.title) : null) ??
     (page && informative(page.heading) ? safeMessage(page.heading) : null) ??
     safeMessage(plainText(text, page)) ??
-    safeMessage(bearerChallenge(h.get('www-authenticate'))?.get('error_description') ?? null) ??
+    safeMessage(bearerOf(h, bits)?.get('error_description') ?? null) ??
     STATUS_TEXT[safeStatus] ??
     info.title;
   const named =
@@ -633,7 +648,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     reading.field ??
     primary?.field ??
     // A missing scope names the scope, as the Bearer challenge gives it (RFC 6750 section 3).
-    (code === READERS.bearer_error.insufficient_scope ? (bearerChallenge(h.get('www-authenticate'))?.get('scope') ?? null) : null) ??
+    (code === READERS.bearer_error.insufficient_scope ? (bearerOf(h, bits)?.get('scope') ?? null) : null) ??
     // A fix_input whose body names no field may name it in its sentence, in a shape vendors use.
     ((RETRY_WORDS[retry].requires as readonly string[]).includes('field') ? fieldInMessage(reading.message) : null);
   const field = named === null ? null : cleanText(named) || null;

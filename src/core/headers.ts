@@ -77,6 +77,11 @@ class FieldMap implements Fields {
     return this.get(name) !== null;
   }
 
+  /** The names of the fields, lower case. */
+  names(): IterableIterator<string> {
+    return this.#values.keys();
+  }
+
   /** The fields sorted by name, as a Headers iterates them. */
   *[Symbol.iterator](): IterableIterator<[string, string]> {
     yield* [...this.#values].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -181,6 +186,26 @@ export function toHeaders(input: HeadersInput): Fields {
     // A throwing iterator or proxy: keep what was read.
   }
   return headers;
+}
+
+/**
+ * The OR of the bits `watched` gives the names `fields` holds (lower case): which groups of fields
+ * a response may have, from one pass over its own names, so that the rules reading a group that is
+ * absent are not run. A name whose value turns out unusable still counts (get then says null). A
+ * Headers from elsewhere, which is only asked by name, gives every bit.
+ */
+export function presentBits(fields: Fields, watched: ReadonlyMap<string, number>): number {
+  if (fields instanceof RecordFields) {
+    let bits = 0;
+    for (const name of fields.names) bits |= watched.get(name) ?? 0;
+    return bits;
+  }
+  if (fields instanceof FieldMap) {
+    let bits = 0;
+    for (const name of fields.names()) bits |= watched.get(name) ?? 0;
+    return bits;
+  }
+  return -1;
 }
 
 /** Fields holding only the named ones of `headers` that are present. */

@@ -48,6 +48,9 @@ function flatten(text: string): string {
   return decodeEntities(text).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
 }
 
+/** A pattern that matches any of `literals`, as written: one pass over a text, however many there are. */
+export const anyOfPattern = (literals: readonly string[], flags = ''): RegExp => new RegExp(literals.map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), flags);
+
 /** The first line of `text` (up to a CR LF or LF), by index: what split(/\r?\n/, 1)[0] gives, without a regular expression. */
 export function firstLine(text: string): string {
   const end = text.indexOf('\n');

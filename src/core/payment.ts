@@ -122,6 +122,18 @@ function listed(table: 'x402_error' | 'crawler_error', value: string | null): st
   return Object.hasOwn(entries, value) ? entries[value]! : null;
 }
 
+/** The headers paymentFrom reads: a response with none of them says something of paying only in an x402 version 1 body. */
+export const PAYMENT_HEADERS = ['payment-required', 'payment-response', 'x-payment-response', 'crawler-price', 'crawler-error'] as const;
+
+/** Whether a body may be x402's version 1 PaymentRequired: it has an x402Version member, or a hostile getter that paymentFrom is left to catch. */
+export function mayBeX402Body(json: unknown): boolean {
+  try {
+    return own(json, 'x402Version') !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 /**
  * What an error response says of paying, or null when it says nothing: x402's headers (or its
  * version 1 body) and pay-per-crawl's. The code comes from the protocol's failure reasons; the

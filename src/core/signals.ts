@@ -2,7 +2,7 @@
 // Each rule names its source. Words alone are never a signal: prose such as "Just a moment while
 // we process your payment" or a CAPTCHA widget on a login form says nothing about this response.
 import type { Fields } from './headers.js';
-import type { PageSummary } from './html.js';
+import { anyOfPattern, type PageSummary } from './html.js';
 
 /** Which rule found a challenge, for tests and logs. */
 export type ChallengeSignal =
@@ -44,6 +44,9 @@ const FIELD = /<(?:textarea|select)\b|<input\b(?![^>]{0,300}?\stype=["']?(?:hidd
 const PAGE_MARKERS =
   /window\.(?:_cf_chl_opt|kpsdk)|px-captcha|geo\.captcha-delivery\.com|sec-if-cpt-container|\/_incapsula_resource\?|\/recaptcha\/(?:api|enterprise)\.js|hcaptcha\.com\/1\/api\.js|\/turnstile\/v0\/api\.js|-api\.arkoselabs\.com\/v2\/|initgeetest/;
 
+/** The headers the header rules below read: a response with none of them is a challenge only by its page. */
+export const CHALLENGE_HEADERS = ['cf-mitigated', 'x-amzn-waf-action', 'x-vercel-mitigated', 'set-cookie', 'x-dd-b'] as const;
+
 /**
  * The vendor signal that marks this response as a bot challenge or CAPTCHA wall, or null.
  * `isError` says whether the status is an error; interstitial markers count only on errors.
@@ -51,6 +54,11 @@ const PAGE_MARKERS =
  * its status says whatever its page shows (seed 000), and only a vendor's own challenge marks it.
  */
 export function challengeSignal(headers: Fields, page: PageSummary | null, isError: boolean, serverFailure = false): ChallengeSignal | null {
+  return headerChallenge(headers, isError) ?? (isError && page ? pageChallenge(headers, page, serverFailure) : null);
+}
+
+/** The challenge a vendor's header marks (CHALLENGE_HEADERS), or null. */
+export function headerChallenge(headers: Fields, isError: boolean): ChallengeSignal | null {
   // Cloudflare, "Detect a Challenge Page response": every challenge carries cf-mitigated: challenge.
   if (headers.get('cf-mitigated')?.trim().toLowerCase() === 'challenge') return 'cf-mitigated';
   // AWS WAF developer guide, CAPTCHA and Challenge actions: x-amzn-waf-action: captcha (HTTP 405) or challenge (HTTP 202).
@@ -62,11 +70,14 @@ export function challengeSignal(headers: Fields, page: PageSummary | null, isErr
   // client-challenges/about-client-challenges/): an initiated challenge is kept in a _fs_ch_st_<random> cookie (and a solved one
   // in _fs_ch_cp_<random>). Which response sets it, and with what status, is unverified: read whatever the status, as above.
   if (/(?:^|[\s,;])_fs_ch_st_/.test(headers.get('set-cookie') ?? '')) return 'fastly-challenge';
-  if (!isError) return null;
   // DataDome, https://docs.datadome.co/reference/validate-request: X-DD-B is added only when DataDome blocks a request
   // (401 or 403), on the JSON answer whose url leads to its CAPTCHA; x-datadome and the datadome cookie come on every response.
-  if (headers.has('x-dd-b')) return 'x-dd-b';
-  if (!page || !PAGE_MARKERS.test(page.lower)) return null;
+  return isError && headers.has('x-dd-b') ? 'x-dd-b' : null;
+}
+
+/** The challenge an error's page shows, by the vendor's own markup, or null. */
+export function pageChallenge(headers: Fields, page: PageSummary, serverFailure: boolean): ChallengeSignal | null {
+  if (!PAGE_MARKERS.test(page.lower)) return null;
   const { lower, title } = page;
   // Cloudflare's interstitial: the _cf_chl_opt bootstrap, its challenge-platform orchestrator and the
   // fixed title. The jsd script Cloudflare injects into healthy pages is a different path and not enough.
@@ -147,7 +158,7 @@ function hasFrameLocation(text: string): boolean {
 
 // Every marker in one case-insensitive pattern: one pass over a candidate of up to 256 KiB, where an
 // includes() per marker over a lowercased copy takes ten times as long on text such as "a.a.a.".
-const DUMP_PATTERN = new RegExp(DUMP_MARKERS.map((marker) => marker.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
+const DUMP_PATTERN = anyOfPattern(DUMP_MARKERS, 'i');
 
 /** True when a candidate message looks like (part of) a stack trace or debug dump. */
 export function looksLikeDump(text: string): boolean {
