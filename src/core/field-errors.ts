@@ -65,9 +65,15 @@ function fieldOf(segments: readonly unknown[], dropLocation = false): string | n
 
 /** A JSON pointer (RFC 6901, or a URI fragment `#/...`) into the request body as a field; JSON:API's /data/attributes/ is left out. */
 function fromPointer(pointer: string): string | null {
-  const tokens = pointer.replace(/^#/, '').split('/').slice(1).map(unescapeToken);
-  if (tokens[0] === 'data') tokens.splice(0, tokens[1] === 'attributes' || tokens[1] === 'relationships' ? 2 : 1);
-  return fieldOf(tokens);
+  const tokens: string[] = [];
+  // The tokens after each '/', by index; what comes before the first '/' is no token.
+  for (let at = pointer.indexOf('/', pointer.charCodeAt(0) === 35 /* # */ ? 1 : 0); at >= 0; ) {
+    const next = pointer.indexOf('/', at + 1);
+    tokens.push(unescapeToken(pointer.slice(at + 1, next < 0 ? pointer.length : next)));
+    at = next;
+  }
+  const skip = tokens[0] !== 'data' ? 0 : tokens[1] === 'attributes' || tokens[1] === 'relationships' ? 2 : 1;
+  return fieldOf(skip === 0 ? tokens : tokens.slice(skip));
 }
 
 /** `sentence`, with the field in front when it does not name the field's last segment ("can't be blank" becomes "title: can't be blank"). */

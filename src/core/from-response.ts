@@ -492,7 +492,7 @@ function safeMessage(candidate: string | null): string | null {
 
 /** A plain-text page from its first non-blank character, when the page is not HTML; safeMessage takes its first line. */
 function plainText(text: string | null, page: PageSummary | null): string | null {
-  if (text === null || page === null || page.lower.includes('<')) return null;
+  if (text === null || page === null || page.text.includes('<')) return null;
   // A Markdown page: past its front matter, and its heading without the marks.
   const start = text.trimStart().replace(/^---[ \t]*\r?\n[^]{0,65536}?\r?\n---[ \t]*(?:\r?\n|$)/, '').trimStart().replace(/^#{1,6}[ \t]+/, '');
   const line = firstLine(start.length > MAX_CANDIDATE ? start.slice(0, MAX_CANDIDATE) : start);

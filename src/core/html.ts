@@ -67,41 +67,38 @@ export function cleanText(text: string): string {
   return `${space > MAX_MESSAGE_LENGTH / 2 ? cut.slice(0, space) : cut}…`;
 }
 
+// The opening tags of the two elements a page is read for (<title> or <title ...>, not <titles>
+// or <h1x>) and their closing tags, in any case: the page is searched as it is, never lowercased.
+const OPENING = { title: /<title[> \t\n\r/]/gi, h1: /<h1[> \t\n\r/]/gi } as const;
+const CLOSING = { title: /<\/title/gi, h1: /<\/h1/gi } as const;
+
 /**
- * The text inside the first `<tag ...>...</tag>` of a page, or null; `lower` is the page lowercased.
- * An unclosed element runs to the end of the page, as a browser reads an unclosed title. The text
- * is not cut: whoever shows it cuts it, after looking at all of it (a stack trace can follow a long line).
+ * The text inside the first `<tag ...>...</tag>` of a page, or null. An unclosed element runs to
+ * the end of the page, as a browser reads an unclosed title. The text is not cut: whoever shows
+ * it cuts it, after looking at all of it (a stack trace can follow a long line).
  */
-function element(page: string, lower: string, tag: string): string | null {
-  let from = 0;
-  for (;;) {
-    const start = lower.indexOf(`<${tag}`, from);
-    if (start < 0) return null;
-    const after = lower.charCodeAt(start + tag.length + 1);
-    // <title> or <title ...>, not <titles> or <h1x>
-    if (after === 62 /* > */ || after === 32 || after === 9 || after === 10 || after === 13 || after === 47 /* / */) {
-      const open = lower.indexOf('>', start);
-      if (open < 0) return null;
-      const end = lower.indexOf(`</${tag}`, open + 1);
-      const text = flatten(stripTags(page.slice(open + 1, end < 0 ? page.length : end)));
-      return text === '' ? null : text;
-    }
-    from = start + 1;
-  }
+function element(page: string, tag: keyof typeof OPENING): string | null {
+  const opening = OPENING[tag];
+  opening.lastIndex = 0;
+  if (!opening.test(page)) return null;
+  const open = page.indexOf('>', opening.lastIndex - 1);
+  if (open < 0) return null;
+  const closing = CLOSING[tag];
+  closing.lastIndex = open + 1;
+  const end = closing.test(page) ? closing.lastIndex - (tag.length + 2) : page.length; // at the closing tag's "</"
+  const text = flatten(stripTags(page.slice(open + 1, end)));
+  return text === '' ? null : text;
 }
 
 /** What a page says about itself. */
 export interface PageSummary {
-  /** The page as given, lowercased once for the signal checks. */
-  readonly lower: string;
+  /** The page as given. */
+  readonly text: string;
   readonly title: string | null;
   readonly heading: string | null;
 }
 
 /** Reads an HTML (or any text) page's title and main heading. */
 export function readPage(page: string): PageSummary {
-  const lower = page.toLowerCase();
-  // toLowerCase can change lengths (e.g. U+0130); index into the original only when they agree.
-  const source = lower.length === page.length ? page : lower;
-  return { lower, title: element(source, lower, 'title'), heading: element(source, lower, 'h1') };
+  return { text: page, title: element(page, 'title'), heading: element(page, 'h1') };
 }

@@ -40,10 +40,10 @@ export const asInteger = (value: unknown): number | undefined => (typeof value =
 export const entries = (value: unknown): [string, unknown][] => (isRecord(value) ? Object.entries(value) : []);
 
 /** One key as a JSON pointer (RFC 6901) token: ~ as ~0, / as ~1. */
-export const escapeToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
+export const escapeToken = (key: string): string => (key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key);
 
 /** One JSON pointer token as the key it stands for. */
-export const unescapeToken = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
+export const unescapeToken = (token: string): string => (token.includes('~') ? token.replace(/~1/g, '/').replace(/~0/g, '~') : token);
 
 /** The JSON pointer `base` followed by `keys`. */
 export const pointer = (base: string, ...keys: (string | number)[]): string => base + keys.map((k) => `/${escapeToken(String(k))}`).join('');

@@ -40,9 +40,10 @@ const RENDERS: Readonly<Record<string, string>> = {
 // type is a text box). The look at an input's attributes stops at 300 characters, so each input costs at most that much.
 const FIELD = /<(?:textarea|select)\b|<input\b(?![^>]{0,300}?\stype=["']?(?:hidden|submit|button)\b)/;
 
-// Every page rule below needs one of these: one pass over a page that has none, instead of one per rule.
+// Every page rule below needs one of these: one pass over a page that has none, instead of one per rule,
+// in any case, so that the page is lowercased only when one of them is there.
 const PAGE_MARKERS =
-  /window\.(?:_cf_chl_opt|kpsdk)|px-captcha|geo\.captcha-delivery\.com|sec-if-cpt-container|\/_incapsula_resource\?|\/recaptcha\/(?:api|enterprise)\.js|hcaptcha\.com\/1\/api\.js|\/turnstile\/v0\/api\.js|-api\.arkoselabs\.com\/v2\/|initgeetest/;
+  /window\.(?:_cf_chl_opt|kpsdk)|px-captcha|geo\.captcha-delivery\.com|sec-if-cpt-container|\/_incapsula_resource\?|\/recaptcha\/(?:api|enterprise)\.js|hcaptcha\.com\/1\/api\.js|\/turnstile\/v0\/api\.js|-api\.arkoselabs\.com\/v2\/|initgeetest/i;
 
 /** The headers the header rules below read: a response with none of them is a challenge only by its page. */
 export const CHALLENGE_HEADERS = ['cf-mitigated', 'x-amzn-waf-action', 'x-vercel-mitigated', 'set-cookie', 'x-dd-b'] as const;
@@ -77,8 +78,9 @@ export function headerChallenge(headers: Fields, isError: boolean): ChallengeSig
 
 /** The challenge an error's page shows, by the vendor's own markup, or null. */
 export function pageChallenge(headers: Fields, page: PageSummary, serverFailure: boolean): ChallengeSignal | null {
-  if (!PAGE_MARKERS.test(page.lower)) return null;
-  const { lower, title } = page;
+  if (!PAGE_MARKERS.test(page.text)) return null;
+  const { title } = page;
+  const lower = page.text.toLowerCase();
   // Cloudflare's interstitial: the _cf_chl_opt bootstrap, its challenge-platform orchestrator and the
   // fixed title. The jsd script Cloudflare injects into healthy pages is a different path and not enough.
   if (lower.includes('window._cf_chl_opt') && lower.includes('/cdn-cgi/challenge-platform/') && title === 'Just a moment...') {
