@@ -368,6 +368,18 @@ const clockTime = (clock: Clock): number => (clock.counted ??= responseClock(clo
 
 type Source = (headers: Fields, body: unknown, clock: Clock) => number | null;
 
+/** The headers the sources below read: a response with none of them can give a delay only in its body (bodyDelay). */
+export const DELAY_HEADERS = ['retry-after', 'retry-after-ms', 'x-ms-retry-after-ms', 'ratelimit', 'ratelimit-reset', 'x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens', 'x-ratelimit-reset', 'x-rate-limit-reset'] as const;
+
+/** The delay a body asks for (delayFrom's third source), for a response with none of DELAY_HEADERS. Never throws. */
+export function bodyDelay(body: unknown): number | null {
+  try {
+    return bodySeconds(body);
+  } catch {
+    return null;
+  }
+}
+
 /** The sources in order of precedence; the first that answers wins. */
 const SOURCES: readonly Source[] = [
   // Retry-After (RFC 9110 10.2.3); draft-ietf-httpapi-ratelimit-headers-10 also gives it precedence over RateLimit.

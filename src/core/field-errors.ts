@@ -256,55 +256,74 @@ function zodIssues(error: JsonObject): unknown {
   }
 }
 
-/** Lists of violation items, where each framework puts them. */
-const LIST_KEYS = ['errors', 'issues', 'detail', 'violations', 'invalid-params', 'invalid_params'];
-
 /** Fastify's ajv message: `body must have required property 'email'`, `querystring/limit must be integer`, several joined with ", ". */
 const AJV_MESSAGE = /^(body|querystring|params|headers)(\/\S*)? (.+)$/;
 
 function readBody(body: JsonObject, found: Found): void {
+  // The members looked at below, read in one pass over the body's own members rather than asked for one by one.
+  let error, code, errors, documentationUrl, fieldErrors, formErrors, message, validation, statusCode, ownErrors: unknown;
+  let issues, detail, violations, invalidParams, invalidParamsSnake: unknown;
+  for (const key in body) {
+    if (!Object.hasOwn(body, key)) continue;
+    const value = body[key];
+    switch (key) {
+      case 'error': error = value; break;
+      case 'code': code = value; break;
+      case 'errors': errors = value; break;
+      case 'documentation_url': documentationUrl = value; break;
+      case 'fieldErrors': fieldErrors = value; break;
+      case 'formErrors': formErrors = value; break;
+      case 'message': message = value; break;
+      case 'validation': validation = value; break;
+      case 'statusCode': statusCode = value; break;
+      case '_errors': ownErrors = value; break;
+      case 'issues': issues = value; break;
+      case 'detail': detail = value; break;
+      case 'violations': violations = value; break;
+      case 'invalid-params': invalidParams = value; break;
+      case 'invalid_params': invalidParamsSnake = value; break;
+    }
+  }
   // This package's own envelope and problem details: the site's own codes, kept as they are.
-  const error = own(body, 'error');
   const mine = isRecord(error) && Array.isArray(own(error, 'errors')) ? (own(error, 'errors') as unknown[]) : null;
-  if (mine || (typeof own(body, 'code') === 'string' && Array.isArray(own(body, 'errors')))) {
-    for (const item of mine ?? (own(body, 'errors') as unknown[])) {
+  if (mine || (typeof code === 'string' && Array.isArray(errors))) {
+    for (const item of mine ?? (errors as unknown[])) {
       if (!isRecord(item)) continue;
-      const code = str(item, 'code');
-      const ours = code !== null && /^[a-z][a-z0-9_]*$/.test(code);
-      found.add(fieldOf([str(item, 'field') ?? str(item, 'param')]), str(item, 'message') ?? str(item, 'detail'), undefined, ours ? code : undefined, ours);
+      const itemCode = str(item, 'code');
+      const ours = itemCode !== null && /^[a-z][a-z0-9_]*$/.test(itemCode);
+      found.add(fieldOf([str(item, 'field') ?? str(item, 'param')]), str(item, 'message') ?? str(item, 'detail'), undefined, ours ? itemCode : undefined, ours);
     }
     return;
   }
   // google.rpc.BadRequest: error.details[].fieldViolations[{field, description}].
   if (isRecord(error) && Array.isArray(own(error, 'details'))) {
-    for (const detail of own(error, 'details') as unknown[]) {
-      if (isRecord(detail) && str(detail, '@type')?.endsWith('google.rpc.BadRequest')) {
-        for (const violation of (own(detail, 'fieldViolations') as unknown[] | undefined) ?? []) if (isRecord(violation)) readItem(violation, found);
+    for (const item of own(error, 'details') as unknown[]) {
+      if (isRecord(item) && str(item, '@type')?.endsWith('google.rpc.BadRequest')) {
+        for (const violation of (own(item, 'fieldViolations') as unknown[] | undefined) ?? []) if (isRecord(violation)) readItem(violation, found);
       }
     }
     if (found.list.length > 0) return;
   }
-  // Lists of items; GitHub's codes are read through its own table. A ZodError sent as it is, `{error}`,
-  // serialises its issues as the JSON text of its message.
-  for (let index = 0; index <= LIST_KEYS.length; index++) {
-    const list = index < LIST_KEYS.length ? own(body, LIST_KEYS[index]!) : isRecord(error) ? (own(error, 'issues') ?? zodIssues(error)) : undefined;
+  // Lists of items, where each framework puts them; GitHub's codes are read through its own table. A
+  // ZodError sent as it is, `{error}`, serialises its issues as the JSON text of its message.
+  const lists = [errors, issues, detail, violations, invalidParams, invalidParamsSnake];
+  for (let index = 0; index <= lists.length; index++) {
+    const list = index < lists.length ? lists[index] : isRecord(error) ? (own(error, 'issues') ?? zodIssues(error)) : undefined;
     if (!Array.isArray(list) || !list.some(isRecord)) continue;
-    const table = str(body, 'documentation_url') !== null ? READERS.github_error_code : undefined;
+    const table = filled(documentationUrl) !== null ? READERS.github_error_code : undefined;
     for (const item of list) if (isRecord(item) && !found.full) readItem(item, found, table);
     if (found.list.length > 0) return;
   }
   // Maps and trees: Laravel, Rails and ASP.NET Core's `errors`, Zod's flatten(), format() and treeifyError().
-  const flat = own(body, 'fieldErrors');
-  const map = isRecord(flat) ? flat : isRecord(own(body, 'errors')) ? (own(body, 'errors') as JsonObject) : null;
+  const map = isRecord(fieldErrors) ? fieldErrors : isRecord(errors) ? errors : null;
   if (map) {
     readMap(map, [], found, 0);
     // flatten()'s formErrors: the errors of the whole body, which no field owns.
-    for (const sentence of map === flat && Array.isArray(own(body, 'formErrors')) ? (own(body, 'formErrors') as unknown[]) : []) {
+    for (const sentence of map === fieldErrors && Array.isArray(formErrors) ? formErrors : []) {
       if (typeof sentence === 'string') found.add(null, sentence);
     }
-  } else readTree(body, [], found, 0);
+  } else if (Array.isArray(errors) || Array.isArray(ownErrors)) readTree(body, [], found, 0);
   if (found.list.length > 0) return;
-  const message = own(body, 'message');
   // NestJS's ValidationPipe: each sentence starts with the property path ("address.city must be a string",
   // "email: Invalid input" from a Standard Schema pipe); grouped by property when the pipe is asked to.
   if (isRecord(message) && isFieldMap(message)) return readMap(message, [], found, 0);
@@ -318,7 +337,6 @@ function readBody(body: JsonObject, found: Found): void {
     return;
   }
   // hapi with Joi: validation.keys, and a message of Joi's sentences joined with ". ".
-  const validation = own(body, 'validation');
   if (isRecord(validation) && Array.isArray(own(validation, 'keys'))) {
     const sentences = typeof message === 'string' ? message.split(/\. (?=")/) : [];
     for (const key of own(validation, 'keys') as unknown[]) {
@@ -329,7 +347,7 @@ function readBody(body: JsonObject, found: Found): void {
     return;
   }
   // Fastify: {statusCode, code: 'FST_ERR_VALIDATION', error, message}.
-  if (typeof message === 'string' && typeof own(body, 'statusCode') === 'number') {
+  if (typeof message === 'string' && typeof statusCode === 'number') {
     for (const part of message.split(/, (?=(?:body|querystring|params|headers)[ /])/)) {
       const ajv = AJV_MESSAGE.exec(part);
       if (!ajv) return;

@@ -3,7 +3,7 @@
 import { CODE_PATTERN, READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup, PAY_WORD } from './catalog.js';
-import { delayFrom, retryAfterSeconds } from './delay.js';
+import { bodyDelay, DELAY_HEADERS, delayFrom, retryAfterSeconds } from './delay.js';
 import { fieldErrors, fieldInMessage, scopeInMessage, violationMessage, violationsOf, type Violation } from './field-errors.js';
 import { frontMatter } from './front-matter.js';
 import { xmlError } from './xml.js';
@@ -398,8 +398,9 @@ const CHALLENGE = 1;
 const PAYMENT = 2;
 const AUTHENTICATE = 4;
 const AWS_TYPE = 8;
+const DELAY = 16;
 const WATCHED = new Map<string, number>();
-for (const [bit, names] of [[CHALLENGE, CHALLENGE_HEADERS], [PAYMENT, PAYMENT_HEADERS], [AUTHENTICATE, ['www-authenticate']], [AWS_TYPE, ['x-amzn-errortype']]] as const) {
+for (const [bit, names] of [[CHALLENGE, CHALLENGE_HEADERS], [PAYMENT, PAYMENT_HEADERS], [AUTHENTICATE, ['www-authenticate']], [AWS_TYPE, ['x-amzn-errortype']], [DELAY, DELAY_HEADERS]] as const) {
   for (const name of names) WATCHED.set(name, (WATCHED.get(name) ?? 0) | bit);
 }
 
@@ -620,7 +621,8 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     try {
       // Quota reset headers say when a rate limit lifts, which is news only to a word that waits for
       // a delay; a retry-once word takes only an explicit Retry-After or a delay in the body.
-      delay = delayFrom(word.requires.includes('retry_after') ? h : explicitRetryHeaders(h), json, now);
+      // A response with no header that gives a delay can give one only in its body.
+      delay = (bits & DELAY) === 0 ? bodyDelay(json) : delayFrom(word.requires.includes('retry_after') ? h : explicitRetryHeaders(h), json, now);
     } catch {
       delay = null;
     }
