@@ -180,7 +180,7 @@ interface Fixture {
   expect?: { code?: string };
 }
 
-interface CorpusItem {
+export interface CorpusItem {
   status: number;
   headers: Record<string, string>;
   /** what fromResponse gets: the raw text of the body, or null */
@@ -189,7 +189,7 @@ interface CorpusItem {
   baseline: string;
 }
 
-function loadCorpus(): { items: CorpusItem[]; json: number; pages: number; empty: number; bytes: number; expected: number } {
+export function loadCorpus(): { items: CorpusItem[]; json: number; pages: number; empty: number; bytes: number; expected: number } {
   let files: string[];
   try {
     files = readdirSync(CORPUS_DIR).filter((name) => name.endsWith('.json')).sort();
