@@ -7,7 +7,7 @@
 import { READERS } from '../../generated/catalog.js';
 import type { FieldError } from '../../generated/types.js';
 import { anyOfPattern, cleanText, firstLine } from './html.js';
-import { filled, isRecord, own, str, unescapeToken, type JsonObject } from './json.js';
+import { isRecord, own, str, unescapeToken, type JsonObject } from './json.js';
 import { looksLikeDump } from './signals.js';
 
 /** One field at fault, as a body reported it. */
@@ -65,15 +65,9 @@ function fieldOf(segments: readonly unknown[], dropLocation = false): string | n
 
 /** A JSON pointer (RFC 6901, or a URI fragment `#/...`) into the request body as a field; JSON:API's /data/attributes/ is left out. */
 function fromPointer(pointer: string): string | null {
-  const tokens: string[] = [];
-  // The tokens after each '/', by index; what comes before the first '/' is no token.
-  for (let at = pointer.indexOf('/', pointer.charCodeAt(0) === 35 /* # */ ? 1 : 0); at >= 0; ) {
-    const next = pointer.indexOf('/', at + 1);
-    tokens.push(unescapeToken(pointer.slice(at + 1, next < 0 ? pointer.length : next)));
-    at = next;
-  }
-  const skip = tokens[0] !== 'data' ? 0 : tokens[1] === 'attributes' || tokens[1] === 'relationships' ? 2 : 1;
-  return fieldOf(skip === 0 ? tokens : tokens.slice(skip));
+  const tokens = pointer.replace(/^#/, '').split('/').slice(1).map(unescapeToken);
+  if (tokens[0] === 'data') tokens.splice(0, tokens[1] === 'attributes' || tokens[1] === 'relationships' ? 2 : 1);
+  return fieldOf(tokens);
 }
 
 /** `sentence`, with the field in front when it does not name the field's last segment ("can't be blank" becomes "title: can't be blank"). */
@@ -113,57 +107,30 @@ const text = (value: unknown): string | null => {
   return typeof candidate === 'string' && candidate.trim() !== '' ? candidate : null;
 };
 
-/** One item of a list of violations, in any of the item shapes frameworks send; its members are read in one pass. */
+/** One item of a list of violations, in any of the item shapes frameworks send. */
 function readItem(item: JsonObject, found: Found, keywordTable?: Readonly<Record<string, string>>): void {
-  let source, loc, path, constraints, pointer, field, param, name, property, propertyPath: unknown;
-  let msg, message, detail, defaultMessage, description, reason, title, keyword, type, code, location, received: unknown;
-  let hasValue = false;
-  for (const key in item) {
-    if (!Object.hasOwn(item, key)) continue;
-    const value = item[key];
-    switch (key) {
-      case 'source': source = value; break;
-      case 'loc': loc = value; break;
-      case 'path': path = value; break;
-      case 'constraints': constraints = value; break;
-      case 'pointer': pointer = value; break;
-      case 'field': field = value; break;
-      case 'param': param = value; break;
-      case 'name': name = value; break;
-      case 'property': property = value; break;
-      case 'propertyPath': propertyPath = value; break;
-      case 'msg': msg = value; break;
-      case 'message': message = value; break;
-      case 'detail': detail = value; break;
-      case 'defaultMessage': defaultMessage = value; break;
-      case 'description': description = value; break;
-      case 'reason': reason = value; break;
-      case 'title': title = value; break;
-      case 'keyword': keyword = value; break;
-      case 'type': type = value; break;
-      case 'code': code = value; break;
-      case 'location': location = value; break;
-      case 'received': received = value; break;
-      case 'value': hasValue = true; break;
-    }
-  }
-  let at: string | null;
-  if (Array.isArray(loc)) at = fieldOf(loc, true); // FastAPI and pydantic
-  else if (Array.isArray(path)) at = fieldOf(path); // Zod issues
-  else if (isRecord(source)) at = str(source, 'pointer') !== null ? fromPointer(str(source, 'pointer')!) : fieldOf([str(source, 'parameter')]); // JSON:API
-  else if (filled(pointer) !== null) at = fromPointer(pointer as string); // RFC 9457's own example
-  else at = fieldOf([filled(path) ?? filled(field) ?? filled(param) ?? filled(name) ?? filled(property) ?? filled(propertyPath)]);
+  const source = own(item, 'source');
+  const loc = own(item, 'loc');
+  const path = own(item, 'path');
+  const constraints = own(item, 'constraints');
+  let field: string | null;
+  if (Array.isArray(loc)) field = fieldOf(loc, true); // FastAPI and pydantic
+  else if (Array.isArray(path)) field = fieldOf(path); // Zod issues
+  else if (isRecord(source)) field = str(source, 'pointer') !== null ? fromPointer(str(source, 'pointer')!) : fieldOf([str(source, 'parameter')]); // JSON:API
+  else if (str(item, 'pointer') !== null) field = fromPointer(str(item, 'pointer')!); // RFC 9457's own example
+  else field = fieldOf([str(item, 'path') ?? str(item, 'field') ?? str(item, 'param') ?? str(item, 'name') ?? str(item, 'property') ?? str(item, 'propertyPath')]);
   const sentence =
-    text(msg) ?? text(message) ?? text(detail) ?? text(defaultMessage) ?? text(description) ?? text(reason) ?? text(title) ??
+    text(own(item, 'msg')) ?? text(own(item, 'message')) ?? text(own(item, 'detail')) ?? text(own(item, 'defaultMessage')) ??
+    text(own(item, 'description')) ?? text(own(item, 'reason')) ?? text(own(item, 'title')) ??
     (isRecord(constraints) ? text(Object.values(constraints)) : null); // class-validator's ValidationError
-  const given = keyword ?? type ?? code;
+  const keyword = own(item, 'keyword') ?? own(item, 'type') ?? own(item, 'code');
   if (keywordTable) {
-    const listed = typeof given === 'string' && Object.hasOwn(keywordTable, given) ? keywordTable[given] : undefined;
-    return found.add(at, sentence, undefined, listed ?? INVALID);
+    const code = typeof keyword === 'string' && Object.hasOwn(keywordTable, keyword) ? keywordTable[keyword] : undefined;
+    return found.add(field, sentence, undefined, code ?? INVALID);
   }
   // express-validator leaves `value` out of a field the request did not send; Zod 3 says received "undefined".
-  const absent = (type === 'field' && typeof location === 'string' && !hasValue) || received === 'undefined';
-  found.add(at, sentence, absent ? 'required' : given);
+  const absent = (own(item, 'type') === 'field' && typeof own(item, 'location') === 'string' && !Object.hasOwn(item, 'value')) || own(item, 'received') === 'undefined';
+  found.add(field, sentence, absent ? 'required' : keyword);
 }
 
 /**
@@ -221,27 +188,18 @@ function readTree(node: JsonObject, prefix: string[], found: Found, depth: numbe
 /** True when every member of a body is a list (or map) of sentences: a DRF or Rails scaffold body, `{email: ["..."]}`. */
 function isFieldMap(body: JsonObject, depth = 0): boolean {
   if (depth > MAX_DEPTH) return false;
-  let members = 0;
-  // for-in with an own check, not Object.values: most bodies fail at their first member, and nothing is copied.
-  for (const key in body) {
-    if (!Object.hasOwn(body, key)) continue;
-    members++;
-    const value = body[key];
+  const values = Object.values(body);
+  if (values.length === 0) return false;
+  for (const value of values) {
     if (!Array.isArray(value)) {
       if (!(isRecord(value) && isFieldMap(value, depth + 1))) return false;
       continue;
     }
     if (value.length === 0) return false;
     for (const item of value) {
-      if (!(typeof item === 'string' || (isRecord(item) && (isEmpty(item) || isFieldMap(item, depth + 1))))) return false;
+      if (!(typeof item === 'string' || (isRecord(item) && (Object.keys(item).length === 0 || isFieldMap(item, depth + 1))))) return false;
     }
   }
-  return members > 0;
-}
-
-/** True when an object has no own enumerable member. */
-function isEmpty(object: JsonObject): boolean {
-  for (const key in object) if (Object.hasOwn(object, key)) return false;
   return true;
 }
 
@@ -256,74 +214,55 @@ function zodIssues(error: JsonObject): unknown {
   }
 }
 
+/** Lists of violation items, where each framework puts them. */
+const LIST_KEYS = ['errors', 'issues', 'detail', 'violations', 'invalid-params', 'invalid_params'];
+
 /** Fastify's ajv message: `body must have required property 'email'`, `querystring/limit must be integer`, several joined with ", ". */
 const AJV_MESSAGE = /^(body|querystring|params|headers)(\/\S*)? (.+)$/;
 
 function readBody(body: JsonObject, found: Found): void {
-  // The members looked at below, read in one pass over the body's own members rather than asked for one by one.
-  let error, code, errors, documentationUrl, fieldErrors, formErrors, message, validation, statusCode, ownErrors: unknown;
-  let issues, detail, violations, invalidParams, invalidParamsSnake: unknown;
-  for (const key in body) {
-    if (!Object.hasOwn(body, key)) continue;
-    const value = body[key];
-    switch (key) {
-      case 'error': error = value; break;
-      case 'code': code = value; break;
-      case 'errors': errors = value; break;
-      case 'documentation_url': documentationUrl = value; break;
-      case 'fieldErrors': fieldErrors = value; break;
-      case 'formErrors': formErrors = value; break;
-      case 'message': message = value; break;
-      case 'validation': validation = value; break;
-      case 'statusCode': statusCode = value; break;
-      case '_errors': ownErrors = value; break;
-      case 'issues': issues = value; break;
-      case 'detail': detail = value; break;
-      case 'violations': violations = value; break;
-      case 'invalid-params': invalidParams = value; break;
-      case 'invalid_params': invalidParamsSnake = value; break;
-    }
-  }
   // This package's own envelope and problem details: the site's own codes, kept as they are.
+  const error = own(body, 'error');
   const mine = isRecord(error) && Array.isArray(own(error, 'errors')) ? (own(error, 'errors') as unknown[]) : null;
-  if (mine || (typeof code === 'string' && Array.isArray(errors))) {
-    for (const item of mine ?? (errors as unknown[])) {
+  if (mine || (typeof own(body, 'code') === 'string' && Array.isArray(own(body, 'errors')))) {
+    for (const item of mine ?? (own(body, 'errors') as unknown[])) {
       if (!isRecord(item)) continue;
-      const itemCode = str(item, 'code');
-      const ours = itemCode !== null && /^[a-z][a-z0-9_]*$/.test(itemCode);
-      found.add(fieldOf([str(item, 'field') ?? str(item, 'param')]), str(item, 'message') ?? str(item, 'detail'), undefined, ours ? itemCode : undefined, ours);
+      const code = str(item, 'code');
+      const ours = code !== null && /^[a-z][a-z0-9_]*$/.test(code);
+      found.add(fieldOf([str(item, 'field') ?? str(item, 'param')]), str(item, 'message') ?? str(item, 'detail'), undefined, ours ? code : undefined, ours);
     }
     return;
   }
   // google.rpc.BadRequest: error.details[].fieldViolations[{field, description}].
   if (isRecord(error) && Array.isArray(own(error, 'details'))) {
-    for (const item of own(error, 'details') as unknown[]) {
-      if (isRecord(item) && str(item, '@type')?.endsWith('google.rpc.BadRequest')) {
-        for (const violation of (own(item, 'fieldViolations') as unknown[] | undefined) ?? []) if (isRecord(violation)) readItem(violation, found);
+    for (const detail of own(error, 'details') as unknown[]) {
+      if (isRecord(detail) && str(detail, '@type')?.endsWith('google.rpc.BadRequest')) {
+        for (const violation of (own(detail, 'fieldViolations') as unknown[] | undefined) ?? []) if (isRecord(violation)) readItem(violation, found);
       }
     }
     if (found.list.length > 0) return;
   }
-  // Lists of items, where each framework puts them; GitHub's codes are read through its own table. A
-  // ZodError sent as it is, `{error}`, serialises its issues as the JSON text of its message.
-  const lists = [errors, issues, detail, violations, invalidParams, invalidParamsSnake];
-  for (let index = 0; index <= lists.length; index++) {
-    const list = index < lists.length ? lists[index] : isRecord(error) ? (own(error, 'issues') ?? zodIssues(error)) : undefined;
+  // Lists of items; GitHub's codes are read through its own table. A ZodError sent as it is, `{error}`,
+  // serialises its issues as the JSON text of its message.
+  for (let index = 0; index <= LIST_KEYS.length; index++) {
+    const list = index < LIST_KEYS.length ? own(body, LIST_KEYS[index]!) : isRecord(error) ? (own(error, 'issues') ?? zodIssues(error)) : undefined;
     if (!Array.isArray(list) || !list.some(isRecord)) continue;
-    const table = filled(documentationUrl) !== null ? READERS.github_error_code : undefined;
+    const table = str(body, 'documentation_url') !== null ? READERS.github_error_code : undefined;
     for (const item of list) if (isRecord(item) && !found.full) readItem(item, found, table);
     if (found.list.length > 0) return;
   }
   // Maps and trees: Laravel, Rails and ASP.NET Core's `errors`, Zod's flatten(), format() and treeifyError().
-  const map = isRecord(fieldErrors) ? fieldErrors : isRecord(errors) ? errors : null;
+  const flat = own(body, 'fieldErrors');
+  const map = isRecord(flat) ? flat : isRecord(own(body, 'errors')) ? (own(body, 'errors') as JsonObject) : null;
   if (map) {
     readMap(map, [], found, 0);
     // flatten()'s formErrors: the errors of the whole body, which no field owns.
-    for (const sentence of map === fieldErrors && Array.isArray(formErrors) ? formErrors : []) {
+    for (const sentence of map === flat && Array.isArray(own(body, 'formErrors')) ? (own(body, 'formErrors') as unknown[]) : []) {
       if (typeof sentence === 'string') found.add(null, sentence);
     }
-  } else if (Array.isArray(errors) || Array.isArray(ownErrors)) readTree(body, [], found, 0);
+  } else readTree(body, [], found, 0);
   if (found.list.length > 0) return;
+  const message = own(body, 'message');
   // NestJS's ValidationPipe: each sentence starts with the property path ("address.city must be a string",
   // "email: Invalid input" from a Standard Schema pipe); grouped by property when the pipe is asked to.
   if (isRecord(message) && isFieldMap(message)) return readMap(message, [], found, 0);
@@ -337,6 +276,7 @@ function readBody(body: JsonObject, found: Found): void {
     return;
   }
   // hapi with Joi: validation.keys, and a message of Joi's sentences joined with ". ".
+  const validation = own(body, 'validation');
   if (isRecord(validation) && Array.isArray(own(validation, 'keys'))) {
     const sentences = typeof message === 'string' ? message.split(/\. (?=")/) : [];
     for (const key of own(validation, 'keys') as unknown[]) {
@@ -347,7 +287,7 @@ function readBody(body: JsonObject, found: Found): void {
     return;
   }
   // Fastify: {statusCode, code: 'FST_ERR_VALIDATION', error, message}.
-  if (typeof message === 'string' && typeof statusCode === 'number') {
+  if (typeof message === 'string' && typeof own(body, 'statusCode') === 'number') {
     for (const part of message.split(/, (?=(?:body|querystring|params|headers)[ /])/)) {
       const ajv = AJV_MESSAGE.exec(part);
       if (!ajv) return;

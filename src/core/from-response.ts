@@ -396,24 +396,19 @@ const AWS_BIT = 1 << DIALECTS.findIndex(([name]) => name === AWS_DIALECT);
 // rule whose headers are all absent is not run (the page rules of a challenge still are).
 const CHALLENGE = 1;
 const PAYMENT = 2;
-const AUTHENTICATE = 4;
-const AWS_TYPE = 8;
-const DELAY = 16;
+const DELAY = 4;
 const WATCHED = new Map<string, number>();
-for (const [bit, names] of [[CHALLENGE, CHALLENGE_HEADERS], [PAYMENT, PAYMENT_HEADERS], [AUTHENTICATE, ['www-authenticate']], [AWS_TYPE, ['x-amzn-errortype']], [DELAY, DELAY_HEADERS]] as const) {
+for (const [bit, names] of [[CHALLENGE, CHALLENGE_HEADERS], [PAYMENT, PAYMENT_HEADERS], [DELAY, DELAY_HEADERS]] as const) {
   for (const name of names) WATCHED.set(name, (WATCHED.get(name) ?? 0) | bit);
 }
 
-/** The Bearer challenge of WWW-Authenticate, read only when the response may have the header. */
-const bearerOf = (headers: Fields, bits: number): ReadonlyMap<string, string> | null => ((bits & AUTHENTICATE) !== 0 ? bearerChallenge(headers.get('www-authenticate')) : null);
-
 /** The first dialect that recognises the body, and its name, or nothing. Only the dialects the body's own members name are tried. */
-function readStructured(body: JsonObject, headers: Fields, bits: number): [Reading, string | null] {
+function readStructured(body: JsonObject, headers: Fields): [Reading, string | null] {
   let candidates = 0;
   try {
     // for-in makes no array of the keys; an inherited member only adds a reader that then finds no own member.
     for (const member in body) candidates |= DIALECTS_BY_MEMBER.get(member) ?? 0;
-    if ((bits & AWS_TYPE) !== 0 && headers.has('x-amzn-errortype')) candidates |= AWS_BIT;
+    if (headers.has('x-amzn-errortype')) candidates |= AWS_BIT;
   } catch {
     return [NONE, null]; // A proxy whose keys throw is no body any dialect can read.
   }
@@ -505,10 +500,10 @@ function plainText(text: string | null, page: PageSummary | null): string | null
 const explicitRetryHeaders = (headers: Fields): Fields => pickHeaders(headers, ['retry-after', 'retry-after-ms', 'x-ms-retry-after-ms', 'date']);
 
 /** The code of a response whose body names none, and why: its status, refined by what is safe to read. */
-function statusCode(status: number, headers: Fields, bits: number, page: PageSummary | null): [string, string] {
+function statusCode(status: number, headers: Fields, page: PageSummary | null): [string, string] {
   // RFC 6750 section 3: a Bearer challenge's error says which of a missing grant or a missing scope it is.
   if (status >= 400 && status < 500) {
-    const error = bearerOf(headers, bits)?.get('error') ?? null;
+    const error = bearerChallenge(headers.get('www-authenticate'))?.get('error') ?? null;
     const code = readerCode('bearer_error', error);
     if (code !== null) return [code, `WWW-Authenticate's Bearer error ${JSON.stringify(error)} is ${code} (RFC 6750 section 3.1)`];
   }
@@ -559,8 +554,8 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   }
   // A list of errors is read by its first (Salesforce); an AWS error may say its type only in
   // x-amzn-ErrorType, over an empty or non-JSON body.
-  const structured = isRecord(json) ? json : Array.isArray(json) && isRecord(json[0]) ? json[0] : (bits & AWS_TYPE) !== 0 && h.has('x-amzn-errortype') ? {} : null;
-  let [reading, dialect] = structured ? readStructured(structured, h, bits) : [NONE, null];
+  const structured = isRecord(json) ? json : Array.isArray(json) && isRecord(json[0]) ? json[0] : h.has('x-amzn-errortype') ? {} : null;
+  let [reading, dialect] = structured ? readStructured(structured, h) : [NONE, null];
   // Front matter no dialect knows is part of a page like any other, read as its text.
   if (dialect === null && json !== undefined && typeof text === 'string' && text.trimStart()[0] === '-') [json, reading] = [undefined, NONE];
   const page = text !== null && json === undefined ? readPage(text) : null;
@@ -597,7 +592,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     }
   } else {
     let why: string;
-    [code, why] = statusCode(safeStatus, h, bits, page);
+    [code, why] = statusCode(safeStatus, h, page);
     // A refusal whose message names the access scope it lacks is a grant to ask for (Shopify's REST API).
     if (code === NOT_ALLOWED && (scope = scopeInMessage(reading.message)) !== null) {
       code = READERS.signals.scope_in_message;
@@ -641,7 +636,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     (page && informative(page.title) ? safeMessage(page.title) : null) ??
     (page && informative(page.heading) ? safeMessage(page.heading) : null) ??
     safeMessage(plainText(text, page)) ??
-    safeMessage(bearerOf(h, bits)?.get('error_description') ?? null) ??
+    safeMessage(bearerChallenge(h.get('www-authenticate'))?.get('error_description') ?? null) ??
     STATUS_TEXT[safeStatus] ??
     info.title;
   const named =
@@ -650,7 +645,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     reading.field ??
     primary?.field ??
     // A missing scope names the scope, as the Bearer challenge gives it (RFC 6750 section 3).
-    (code === READERS.bearer_error.insufficient_scope ? (bearerOf(h, bits)?.get('scope') ?? null) : null) ??
+    (code === READERS.bearer_error.insufficient_scope ? (bearerChallenge(h.get('www-authenticate'))?.get('scope') ?? null) : null) ??
     // A fix_input whose body names no field may name it in its sentence, in a shape vendors use.
     ((RETRY_WORDS[retry].requires as readonly string[]).includes('field') ? fieldInMessage(reading.message) : null);
   const field = named === null ? null : cleanText(named) || null;

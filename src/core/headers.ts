@@ -192,20 +192,13 @@ export function toHeaders(input: HeadersInput): Fields {
  * The OR of the bits `watched` gives the names `fields` holds (lower case): which groups of fields
  * a response may have, from one pass over its own names, so that the rules reading a group that is
  * absent are not run. A name whose value turns out unusable still counts (get then says null). A
- * Headers from elsewhere, which is only asked by name, gives every bit.
+ * Headers, which is only asked by name, gives every bit.
  */
 export function presentBits(fields: Fields, watched: ReadonlyMap<string, number>): number {
-  if (fields instanceof RecordFields) {
-    let bits = 0;
-    for (const name of fields.names) bits |= watched.get(name) ?? 0;
-    return bits;
-  }
-  if (fields instanceof FieldMap) {
-    let bits = 0;
-    for (const name of fields.names()) bits |= watched.get(name) ?? 0;
-    return bits;
-  }
-  return -1;
+  if (!(fields instanceof RecordFields || fields instanceof FieldMap)) return -1;
+  let bits = 0;
+  for (const name of fields instanceof RecordFields ? fields.names : fields.names()) bits |= watched.get(name) ?? 0;
+  return bits;
 }
 
 /** Fields holding only the named ones of `headers` that are present. */

@@ -15,20 +15,11 @@ export const own = (object: unknown, key: string): unknown => (isRecord(object) 
 export const member = (value: unknown, key: string): unknown =>
   Array.isArray(value) ? (/^(?:0|[1-9]\d*)$/.test(key) ? (value as unknown[])[Number(key)] : undefined) : own(value, key);
 
-/** A value that is a string with some text in it (not only white space), else null. */
-export const filled = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
-
-/**
- * Gives `object` the own member `key`: by assignment, which keeps an object built in the same order
- * on one fast layout, except for __proto__, which an assignment would take for the prototype.
- */
-export function setMember(object: JsonObject, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
-  else object[key] = value;
-}
-
 /** A member that is a string with some text in it (not only white space), else null. */
-export const str = (object: unknown, key: string): string | null => filled(own(object, key));
+export const str = (object: unknown, key: string): string | null => {
+  const value = own(object, key);
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+};
 
 /** A value that is a string, any string, else undefined. */
 export const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
@@ -40,10 +31,10 @@ export const asInteger = (value: unknown): number | undefined => (typeof value =
 export const entries = (value: unknown): [string, unknown][] => (isRecord(value) ? Object.entries(value) : []);
 
 /** One key as a JSON pointer (RFC 6901) token: ~ as ~0, / as ~1. */
-export const escapeToken = (key: string): string => (key.includes('~') || key.includes('/') ? key.replace(/~/g, '~0').replace(/\//g, '~1') : key);
+export const escapeToken = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** One JSON pointer token as the key it stands for. */
-export const unescapeToken = (token: string): string => (token.includes('~') ? token.replace(/~1/g, '/').replace(/~0/g, '~') : token);
+export const unescapeToken = (token: string): string => token.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** The JSON pointer `base` followed by `keys`. */
 export const pointer = (base: string, ...keys: (string | number)[]): string => base + keys.map((k) => `/${escapeToken(String(k))}`).join('');

@@ -40,37 +40,10 @@ const RENDERS: Readonly<Record<string, string>> = {
 // type is a text box). The look at an input's attributes stops at 300 characters, so each input costs at most that much.
 const FIELD = /<(?:textarea|select)\b|<input\b(?![^>]{0,300}?\stype=["']?(?:hidden|submit|button)\b)/;
 
-// Every page rule below needs one of these markers: one pass over the page, in any case, finds which
-// of them it has (the page is lowercased only when one is there), and a rule whose marker is absent
-// is not run. A page with more than MAX_MARKERS of them has every rule run, as each looks for its own.
+// Every page rule below needs one of these: one pass over a page that has none, instead of one per rule,
+// in any case, so that the page is lowercased only when one of them is there.
 const PAGE_MARKERS =
-  /window\.(?:_cf_chl_opt|kpsdk)|px-captcha|geo\.captcha-delivery\.com|sec-if-cpt-container|\/_incapsula_resource\?|\/recaptcha\/(?:api|enterprise)\.js|hcaptcha\.com\/1\/api\.js|\/turnstile\/v0\/api\.js|-api\.arkoselabs\.com\/v2\/|initgeetest/gi;
-const CLOUDFLARE = 1;
-const KASADA = 2;
-const PERIMETERX = 4;
-const DATADOME = 8;
-const AKAMAI = 16;
-const IMPERVA = 32;
-const WIDGET_SCRIPT = 64;
-const EVERY_MARKER = 127;
-const MARKER_OF: Readonly<Record<string, number>> = {
-  'window._cf_chl_opt': CLOUDFLARE, 'window.kpsdk': KASADA, 'px-captcha': PERIMETERX, 'geo.captcha-delivery.com': DATADOME,
-  'sec-if-cpt-container': AKAMAI, '/_incapsula_resource?': IMPERVA,
-};
-const MAX_MARKERS = 32;
-
-/** Which of the markers a page has, a bit each; 0 for none. */
-function markersOf(text: string): number {
-  let found = 0;
-  PAGE_MARKERS.lastIndex = 0;
-  for (let seen = 0; seen < MAX_MARKERS; seen++) {
-    const match = PAGE_MARKERS.exec(text);
-    if (match === null) return found;
-    const marker = match[0].toLowerCase();
-    found |= Object.hasOwn(MARKER_OF, marker) ? MARKER_OF[marker]! : WIDGET_SCRIPT;
-  }
-  return EVERY_MARKER;
-}
+  /window\.(?:_cf_chl_opt|kpsdk)|px-captcha|geo\.captcha-delivery\.com|sec-if-cpt-container|\/_incapsula_resource\?|\/recaptcha\/(?:api|enterprise)\.js|hcaptcha\.com\/1\/api\.js|\/turnstile\/v0\/api\.js|-api\.arkoselabs\.com\/v2\/|initgeetest/i;
 
 /** The headers the header rules below read: a response with none of them is a challenge only by its page. */
 export const CHALLENGE_HEADERS = ['cf-mitigated', 'x-amzn-waf-action', 'x-vercel-mitigated', 'set-cookie', 'x-dd-b'] as const;
@@ -105,36 +78,34 @@ export function headerChallenge(headers: Fields, isError: boolean): ChallengeSig
 
 /** The challenge an error's page shows, by the vendor's own markup, or null. */
 export function pageChallenge(headers: Fields, page: PageSummary, serverFailure: boolean): ChallengeSignal | null {
-  const markers = markersOf(page.text);
-  if (markers === 0) return null;
+  if (!PAGE_MARKERS.test(page.text)) return null;
   const { title } = page;
   const lower = page.text.toLowerCase();
-  const has = (marker: number, text: string): boolean => (markers & marker) !== 0 && lower.includes(text);
   // Cloudflare's interstitial: the _cf_chl_opt bootstrap, its challenge-platform orchestrator and the
   // fixed title. The jsd script Cloudflare injects into healthy pages is a different path and not enough.
-  if (has(CLOUDFLARE, 'window._cf_chl_opt') && lower.includes('/cdn-cgi/challenge-platform/') && title === 'Just a moment...') {
+  if (lower.includes('window._cf_chl_opt') && lower.includes('/cdn-cgi/challenge-platform/') && title === 'Just a moment...') {
     return 'cloudflare-interstitial';
   }
   // PerimeterX (HUMAN) block page: the px-captcha element with its fixed title, or the app id bootstrap.
-  if (has(PERIMETERX, 'px-captcha') && (title === 'Access to this page has been denied' || lower.includes('window._pxappid'))) {
+  if (lower.includes('px-captcha') && (title === 'Access to this page has been denied' || lower.includes('window._pxappid'))) {
     return 'perimeterx-block';
   }
   // DataDome: a blocked request's page loads its CAPTCHA from geo.captcha-delivery.com (markup unverified: no first-party page shows it).
-  if (has(DATADOME, 'geo.captcha-delivery.com') && (lower.includes('datadome') || headers.has('x-datadome'))) {
+  if (lower.includes('geo.captcha-delivery.com') && (lower.includes('datadome') || headers.has('x-datadome'))) {
     return 'datadome-block';
   }
   // Akamai Bot Manager's challenge interstitial container (unverified: third-party reports; Akamai documents the challenge
   // actions, https://techdocs.akamai.com/application-security/reference/get-challenge-action, not their markup).
-  if (has(AKAMAI, 'sec-if-cpt-container')) return 'akamai-challenge';
+  if (lower.includes('sec-if-cpt-container')) return 'akamai-challenge';
   // Imperva (Incapsula) block page: an iframe of _Incapsula_Resource that carries the incident id (unverified: third-party
   // reports). The _Incapsula_Resource script alone is not enough: Imperva injects it into every page of a protected site.
-  if (has(IMPERVA, '/_incapsula_resource?') && lower.includes('incident_id=')) return 'imperva-block';
+  if (lower.includes('/_incapsula_resource?') && lower.includes('incident_id=')) return 'imperva-block';
   // Kasada's challenge: the KPSDK bootstrap and its ips.js solver (unverified: Kasada publishes no documentation; reports show a 429).
-  if (has(KASADA, 'window.kpsdk') && lower.includes('/ips.js')) return 'kasada-challenge';
+  if (lower.includes('window.kpsdk') && lower.includes('/ips.js')) return 'kasada-challenge';
   // A page whose purpose is a CAPTCHA widget: an error page that loads and renders the widget and asks a person for
   // nothing else. A widget beside a login, signup, contact or search form is part of an ordinary page, which stays what
   // its status says; so is a page that loads a script without rendering it (reCAPTCHA v3 scores every page, unseen).
-  if (serverFailure || (markers & WIDGET_SCRIPT) === 0) return null;
+  if (serverFailure) return null;
   const vendor = WIDGET.exec(lower)?.find((group, i) => i > 0 && group);
   if (vendor && lower.includes(RENDERS[vendor]!) && !FIELD.test(lower)) {
     return `${vendor}-wall` as ChallengeSignal;

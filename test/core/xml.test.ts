@@ -35,7 +35,7 @@ describe('XML error documents', () => {
     );
   });
 
-  it("read S3's documented errors and the query protocol's wrapped ones", () => {
+  it("read S3's documented errors, and leave wrapped ones (the query protocol) to the parser", () => {
     const s3 = '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>NoSuchKey</Code><Message>The resource you requested does not exist</Message><Resource>/mybucket/myfoto.jpg</Resource><RequestId>4442587FB7D0A2F9</RequestId></Error>';
     expect(xmlError(s3)).toEqual({ Code: 'NoSuchKey', Message: 'The resource you requested does not exist', Resource: '/mybucket/myfoto.jpg', RequestId: '4442587FB7D0A2F9' });
     const query = '<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><Error><Type>Sender</Type><Code>Throttling</Code><Message>Rate exceeded</Message></Error><RequestId>x</RequestId></ErrorResponse>';
