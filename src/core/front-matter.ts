@@ -42,7 +42,8 @@ function scalar(raw: string): unknown {
 export function frontMatter(text: string): Record<string, unknown> | null {
   const head = text.slice(0, MAX_FRONT_MATTER).replace(/^\uFEFF/, '');
   if (!/^---[ \t]*\r?\n/.test(head)) return null;
-  const lines = head.split(/\r?\n/);
+  // Split at LF by string, and each line's CR cut off: a split by /\r?\n/ took most of the time.
+  const lines = head.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
   // A plain object filled by assignment, not a null-prototype one copied at the end: bodies of one
   // shape share one fast layout. A __proto__ line, which no reader reads and an assignment would
   // take for the prototype, is passed over.

@@ -74,6 +74,19 @@ describe('frontMatter', () => {
     expect(frontMatter(text)).toEqual({ code: 'rate_limited', retry_after: 30, ratio: 1.5, ok: false, nothing: null, note: 'a "quoted" value', list: null, title: 'Slow down' });
   });
 
+  it('reads CR LF line ends as LF ones, and passes over a __proto__ line', () => {
+    fc.assert(
+      fc.property(cloudflareError, (f) => {
+        const text = markdown(f);
+        expect(frontMatter(text.replace(/\n/g, '\r\n'))).toEqual(frontMatter(text));
+      }),
+      RUNS,
+    );
+    const fields = frontMatter('---\r\n__proto__: x\r\ncode: a\r\n---\r\n\r\n# T\r\n');
+    expect(fields).toEqual({ code: 'a', title: 'T' });
+    expect(Object.getPrototypeOf(fields)).toBe(Object.prototype);
+  });
+
   it('is null for a body that does not open with front matter holding a field, or never closes it', () => {
     for (const text of ['', 'no front matter', '--- \n---\n', '---\nkey: value\n', '# ---\nkey: value\n---', '----\nkey: value\n---']) expect(frontMatter(text), JSON.stringify(text)).toBeNull();
   });
