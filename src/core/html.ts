@@ -1,5 +1,5 @@
 // Reads the little an error page says about itself, its <title> and first <h1>, in linear time:
-// plain index scans over a bounded prefix, no regular expression that can backtrack.
+// index scans and fixed tag patterns over a bounded prefix, none that can backtrack.
 
 /** The longest message this package derives from a page. */
 export const MAX_MESSAGE_LENGTH = 200;

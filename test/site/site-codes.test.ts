@@ -18,6 +18,7 @@ import { agentFriendlyHono, agentFriendlyHonoErrorHandler } from '../../src/site
 import { run } from '../../src/tools/cli.js';
 import { lintOpenApi } from '../../src/tools/lint.js';
 import { AGENT, BROWSER, PROBLEM } from '../helpers/agents.js';
+import { oneOperation } from '../helpers/openapi.js';
 
 const EXTENSION = {
   codes: {
@@ -161,21 +162,14 @@ describe('the adapters serve the site’s /problems/<code>', () => {
 });
 
 describe('lint and codes know the site’s codes', () => {
-  const spec = (status: string, example: object): object => ({
-    openapi: '3.1.0',
-    info: { title: 'Docs', version: '1' },
-    paths: {
-      '/doc': {
-        put: {
-          responses: {
-            '200': { description: 'ok' },
-            [status]: { description: 'locked', content: { 'application/json': { schema: { $ref: `${pathToFileURL(join(out, 'openapi.json')).pathname}#/components/schemas/Envelope` }, example } } },
-            '500': { description: 'down', content: { 'application/json': { schema: { $ref: `${pathToFileURL(join(out, 'openapi.json')).pathname}#/components/schemas/Envelope` } } } },
-          },
-        },
-      },
-    },
-  });
+  const spec = (status: string, example: object): object => {
+    const envelope = { $ref: `${pathToFileURL(join(out, 'openapi.json')).pathname}#/components/schemas/Envelope` };
+    return oneOperation(
+      { [status]: { description: 'locked', content: { 'application/json': { schema: envelope, example } } }, '500': { description: 'down', content: { 'application/json': { schema: envelope } } } },
+      { path: '/doc', method: 'put' },
+    );
+  };
+
   const locked = { error: { code: 'document_locked', message: 'Locked', field: null, retry: 'once', retry_after: null } };
   const siteCatalog = { document_locked: { status: 423, retry: 'once' }, title_too_long: { status: 422, retry: 'fix_input' } } as const;
 

@@ -18,6 +18,7 @@ import { baselineOf, checkBaseline, compareWithBaseline, toGithubAnnotations, to
 import { formatFindings, lintOpenApi, LintInputError, type LintFinding } from '../../src/tools/lint.js';
 import { specFile } from '../helpers/specs.js';
 import { at } from '../helpers/pointer.js';
+import { oneOperation } from '../helpers/openapi.js';
 
 const run = promisify(execFile);
 const here = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
@@ -28,22 +29,8 @@ const pairs = (findings: readonly LintFinding[]): [string, string][] => findings
 const errors = (findings: readonly LintFinding[]): LintFinding[] => findings.filter((f) => f.severity === 'error');
 
 /** A document whose one operation answers with `body` (its schema) under 400 and 500. */
-const withBody = (schema: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  openapi: '3.1.0',
-  info: { title: 't', version: '1' },
-  paths: {
-    '/a': {
-      get: {
-        responses: {
-          '200': { description: 'ok' },
-          '400': { description: 'bad', content: { 'application/json': { schema } } },
-          '500': { description: 'down', content: { 'application/json': { schema } } },
-        },
-      },
-    },
-  },
-  ...extra,
-});
+const withBody = (schema: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> =>
+  oneOperation({ '400': { description: 'bad', content: { 'application/json': { schema } } }, '500': { description: 'down', content: { 'application/json': { schema } } } }, { extra });
 
 describe('a team’s own error format', () => {
   it('passes with the four fields at the top of the body beside its own members, and inside its error member beside type and doc_url', async () => {
@@ -134,29 +121,27 @@ describe('adoption on a legacy spec', () => {
   it('has an entry per rule in the docs, whose failing part fails that rule and whose fixed part does not, linted where the entry says it goes', async () => {
     const docs = await readFile(here('../../docs/tooling.md'), 'utf8');
     /** A document every rule passes: a team's own top-level format, and the envelope and problem shapes by their required members. */
-    const base = (): Record<string, any> => ({
-      openapi: '3.1.0',
-      info: { title: 'Orders', version: '1.0.0' },
-      paths: {
-        '/orders': {
-          post: {
-            responses: {
-              '201': { description: 'Created' },
-              '400': { description: 'Bad request', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-              default: { $ref: '#/components/responses/Error' },
+    const base = (): Record<string, any> =>
+      oneOperation(
+        {
+          '400': { description: 'Bad request', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+          default: { $ref: '#/components/responses/Error' },
+        },
+        {
+          path: '/orders',
+          method: 'post',
+          extra: {
+            components: {
+              responses: { Error: { description: 'Any error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+              schemas: {
+                Error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, retry: { type: 'string' }, field: { type: 'string' } } },
+                Envelope: { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code', 'message', 'retry'], properties: { field: {}, retry_after: {} } } } },
+                Problem: { type: 'object', required: ['type', 'title', 'status', 'code', 'retry'], properties: { next_step: {}, detail: {}, param: {} } },
+              },
             },
           },
         },
-      },
-      components: {
-        responses: { Error: { description: 'Any error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
-        schemas: {
-          Error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, retry: { type: 'string' }, field: { type: 'string' } } },
-          Envelope: { type: 'object', required: ['error'], properties: { error: { type: 'object', required: ['code', 'message', 'retry'], properties: { field: {}, retry_after: {} } } } },
-          Problem: { type: 'object', required: ['type', 'title', 'status', 'code', 'retry'], properties: { next_step: {}, detail: {}, param: {} } },
-        },
-      },
-    });
+      );
     const embed = (where: string, part: string): Record<string, any> => {
       const value = parseYaml(part) as Record<string, any>;
       const document = base();

@@ -8,6 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { LINT_RULES } from '../../generated/lint-rules.js';
 import { formatFindings, lintOpenApi, LintInputError, type LintFinding } from '../../src/tools/lint.js';
 import { at } from '../helpers/pointer.js';
+import { oneOperation } from '../helpers/openapi.js';
 
 const here = (relative: string): string => fileURLToPath(new URL(relative, import.meta.url));
 const FIXTURES = here('../fixtures/lint/');
@@ -32,12 +33,7 @@ const pairs = (findings: readonly LintFinding[]): [string, string][] => findings
 const loadYaml = async (name: string): Promise<Record<string, unknown>> => parseYaml(await readFile(fixture(name), 'utf8')) as Record<string, unknown>;
 
 /** A minimal OpenAPI 3.1 document around one operation's responses, with $refs resolving from the fixtures. */
-const withResponses = (responses: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-  openapi: '3.1.0',
-  info: { title: 't', version: '1' },
-  paths: { '/things': { get: { responses: { '200': { description: 'ok' }, ...responses } } } },
-  ...extra,
-});
+const withResponses = (responses: Record<string, unknown>, extra: Record<string, unknown> = {}): Record<string, unknown> => oneOperation(responses, { path: '/things', extra });
 const GEN = '../../../generated/openapi.json#/components';
 const generated = (name: string): { $ref: string } => ({ $ref: `${GEN}/responses/${name}` });
 const ENVELOPE = { $ref: `${GEN}/schemas/Envelope` };

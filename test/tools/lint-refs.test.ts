@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LINT_RULES } from '../../generated/lint-rules.js';
 import { lintOpenApi, LintInputError, type LintFinding, type LintOpenApiOptions } from '../../src/tools/lint.js';
 import { serve, type TestServer } from '../helpers/server.js';
+import { oneOperation } from '../helpers/openapi.js';
 import { LEAK_YAML, MARKER, spyOnReads } from './read-spy.js';
 
 const GENERATED = fileURLToPath(new URL('../../generated/', import.meta.url));
@@ -63,22 +64,12 @@ afterAll(async () => {
 });
 
 /** A minimal OpenAPI 3.1 document whose GET /a declares these responses, plus a 429 without Retry-After (a fault the lint must still find). */
-const doc = (responses: Record<string, unknown>): Record<string, unknown> => ({
-  openapi: '3.1.0',
-  info: { title: 't', version: '1' },
-  paths: {
-    '/a': {
-      get: {
-        responses: {
-          '200': { description: 'ok' },
-          ...responses,
-          '429': { description: 'busy', content: { 'application/json': { schema: { $ref: `${join(GENERATED, 'openapi.json')}#/components/schemas/Envelope` } } } },
-          '500': { $ref: `${join(GENERATED, 'openapi.json')}#/components/responses/InternalServerError` },
-        },
-      },
-    },
-  },
-});
+const doc = (responses: Record<string, unknown>): Record<string, unknown> =>
+  oneOperation({
+    ...responses,
+    '429': { description: 'busy', content: { 'application/json': { schema: { $ref: `${join(GENERATED, 'openapi.json')}#/components/schemas/Envelope` } } } },
+    '500': { $ref: `${join(GENERATED, 'openapi.json')}#/components/responses/InternalServerError` },
+  });
 const ref = (to: string): { $ref: string } => ({ $ref: to });
 const lint = (document: object, options: LintOpenApiOptions = {}): Promise<LintFinding[]> => lintOpenApi(document, { cwd: spec, ...options });
 const refusals = (findings: readonly LintFinding[]): LintFinding[] => findings.filter((f) => f.rule === 'ref-not-allowed');
