@@ -88,6 +88,28 @@ describe('extractExamples', () => {
     expect(() => extractExamples('a.md', mixed)).toThrow('a.md:5: a js fence cannot continue the ts example of line 1');
   });
 
+  it('takes what an example prints from its // prints: comments, in order, through a continued fence, and no other comment', () => {
+    const text = [
+      '```ts',
+      "console.log(lookup('rate_limited').status); // prints: 429",
+      'console.log(1); // a number',
+      '```',
+      '<!-- example: continues -->',
+      '```ts',
+      'console.log(JSON.stringify({ a: 1 }));',
+      '// prints: {"a":1}',
+      '```',
+    ].join('\n');
+    expect(extractExamples('a.md', text).map((e) => e.prints)).toEqual([['429', '{"a":1}']]);
+    expect(examples.every((e) => e.prints.length === 0)).toBe(true);
+  });
+
+  it('refuses a // prints: comment in an example that does not run with node, whose output nothing checks', () => {
+    expect(() => extractExamples('a.md', '<!-- example: typecheck -->\n```ts\nconsole.log(1); // prints: 1\n```\n')).toThrow(
+      'a.md:2: a typecheck example prints nothing the test can check',
+    );
+  });
+
   it('ignores any other comment before a fence', () => {
     expect(extractExamples('a.md', '<!-- peers:start -->\n```ts\nx;\n```\n').map((e) => e.mode)).toEqual(['run']);
   });

@@ -436,6 +436,8 @@ describe('the packed package, installed from its tarball', () => {
         const why = ran.code === null ? `still running after ${EXAMPLE_TIMEOUT_MS / 1000} s (a server that keeps listening?)` : `exited ${ran.code}`;
         expect(ran.code, `${where}: ${why}\n${output}`).toBe(0);
         expect(UNCAUGHT.test(ran.stderr) ? ran.stderr : '', `${where}: an error on stderr`).toBe('');
+        // What the page says it prints, it prints: each `// prints:` text, a line each, and nothing else.
+        if (example.prints.length > 0) expect(ran.stdout.trimEnd().split('\n'), `${where}: its output, as its // prints: comments give it`).toEqual(example.prints);
       },
       120_000,
     );

@@ -9,7 +9,7 @@ import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
 import { hold } from './body.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, resolveOptions, saysError, settle, type AgentClientOptions, type Pass, type PaymentHeaders } from './policy.js';
+import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, PLUGIN_CHECKS, resolveOptions, saysError, settle, type AgentClientOptions, type Pass, type PaymentHeaders } from './policy.js';
 
 /**
  * Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config
@@ -97,7 +97,7 @@ function settled(response: AxiosResponse, config: InternalAxiosRequestConfig): A
  * @example const client = agentAxios(axios.create(), { maxWaitSeconds: 30 });
  */
 export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions = {}): AxiosInstance {
-  const { sleep, now, store, scopeOf, bodyTimeoutMs } = resolveOptions('agentAxios', options);
+  const { sleep, now, store, scopeOf, bodyTimeoutMs } = resolveOptions('agentAxios', options, PLUGIN_CHECKS);
   if (typeof instance?.interceptors?.request?.use !== 'function') throw new TypeError(`agentAxios: instance must be an axios instance, such as axios.create() (got ${typeof instance})`);
 
   /** One request under the rules: the adapter it would have used, called as often as they allow. */

@@ -2,7 +2,8 @@
 // better-sqlite3 is an optional peer dependency: only this store loads it.
 import type Database from 'better-sqlite3';
 import type { EnvelopeError } from '../../generated/types.js';
-import { copySize, type Backoff, type CachedCopy, type KeptAnswer, type Store } from './store.js';
+import { checkRules, quote, type Checks } from '../core/refuse.js';
+import { copySize, isCount, NOW_CHECK, type Backoff, type CachedCopy, type KeptAnswer, type Store } from './store.js';
 
 /** Options of createDiskStore. */
 export interface DiskStoreOptions {
@@ -19,11 +20,19 @@ export interface DiskStore extends Store {
   close(): void;
 }
 
+const DISK_CHECKS: Checks<DiskStoreOptions> = {
+  maxBytes: [isCount, 'a whole number of bytes, 1 or more'],
+  maxAgeSeconds: [(value) => typeof value === 'number' && value > 0 && value <= Number.MAX_SAFE_INTEGER, 'a number of seconds above 0'],
+  now: NOW_CHECK,
+};
+
 /**
  * Opens (or creates) a SQLite file as a store. Needs the optional peer dependency better-sqlite3 12.
  * @example const store = await createDiskStore('/var/lib/my-agent/errors.db');
  */
 export async function createDiskStore(file: string, options: DiskStoreOptions = {}): Promise<DiskStore> {
+  if (typeof file !== 'string' || file === '') throw new TypeError(`createDiskStore: file must be the path of a SQLite file (got ${quote(file)})`);
+  checkRules('createDiskStore', options, DISK_CHECKS);
   let open: typeof Database;
   try {
     open = (await import('better-sqlite3')).default;

@@ -4,9 +4,9 @@ import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { RetryWord } from '../../generated/types.js';
 import { hold } from './body.js';
 import { createRunner, failure, type AgentFailure } from './client.js';
-import type { Rule } from '../core/refuse.js';
+import type { Checks } from '../core/refuse.js';
 import { networkError } from './answers.js';
-import { checkOptions, fromStore, type AgentClientOptions } from './policy.js';
+import { checkOptions, CLIENT_CHECKS, fromStore, type AgentClientOptions } from './policy.js';
 import { defaultStore, type CachedCopy } from './store.js';
 
 /** The Accept fetchPage sends when a request has none: Markdown and HTML before anything else, as agents that read pages send it. */
@@ -68,13 +68,14 @@ export interface FetchPageOptions extends AgentClientOptions {
   readonly maxCopyBytes?: number;
 }
 
-/** The options only fetchPage takes, checked as the client's are. */
-const FETCHER_RULES: readonly Rule[] = [
-  ['init', (v) => typeof v === 'object' && v !== null, 'a RequestInit object'],
-  ['maxStaleSeconds', (v) => typeof v === 'number' && v >= 0, 'a number of seconds, 0 or more'],
-  ['timeoutSeconds', (v) => typeof v === 'number' && v > 0 && v <= Number.MAX_SAFE_INTEGER, 'a number of seconds above 0'],
-  ['maxCopyBytes', (v) => Number.isSafeInteger(v) && (v as number) >= 0, 'a whole number of bytes, 0 or more'],
-];
+/** fetchPage's options: the client's, and its own, checked the same way. */
+const FETCHER_CHECKS: Checks<FetchPageOptions> = {
+  ...CLIENT_CHECKS,
+  init: [(v) => typeof v === 'object' && v !== null, 'a RequestInit object'],
+  maxStaleSeconds: [(v) => typeof v === 'number' && v >= 0, 'a number of seconds, 0 or more'],
+  timeoutSeconds: [(v) => typeof v === 'number' && v > 0 && v <= Number.MAX_SAFE_INTEGER, 'a number of seconds above 0'],
+  maxCopyBytes: [(v) => Number.isSafeInteger(v) && (v as number) >= 0, 'a whole number of bytes, 0 or more'],
+};
 
 /** The most bytes of a page fetchPage reads as text and keeps, by default: 4 MiB. */
 const MAX_COPY_BYTES = 4 * 1024 * 1024;
@@ -111,7 +112,7 @@ const storable = (headers: Headers): boolean => !/(^|,)\s*no-store\s*(,|$)/i.tes
  * if (page.ok && page.stale) console.log('served from', page.age_seconds, 's ago because', page.stale_because?.code);
  */
 export async function fetchPage(url: string | URL, options: FetchPageOptions = {}): Promise<FetchPageResult> {
-  checkOptions('fetchPage', options, FETCHER_RULES);
+  checkOptions('fetchPage', options, FETCHER_CHECKS);
   const store = options.store ?? defaultStore();
   const now = options.now ?? Date.now;
   const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
@@ -124,7 +125,8 @@ export async function fetchPage(url: string | URL, options: FetchPageOptions = {
           return baseFetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(timeout * 1000)]) });
         };
   // Pages first: a fetcher reads pages, as agents that send Markdown-first Accept headers do.
-  const run = createRunner({ accept: PAGE_ACCEPT, ...options, store, fetch: fetchWithTimeout }, 'fetchPage');
+  const { init: _init, maxStaleSeconds: _stale, timeoutSeconds: _timeout, maxCopyBytes: _copy, ...clientOptions } = options;
+  const run = createRunner({ accept: PAGE_ACCEPT, ...clientOptions, store, fetch: fetchWithTimeout }, 'fetchPage');
   const request = new Request(url, options.init);
   const key = `${request.method} ${request.url}`;
   const cacheable = request.method === 'GET';

@@ -11,7 +11,7 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { decodedLimit, readable } from './inflate.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, remember, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass, type PaymentHeaders } from './policy.js';
+import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, remember, PLUGIN_CHECKS, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass, type PaymentHeaders } from './policy.js';
 
 /** Options of agentGot: the client's, but for the fetch and Accept, which got's own options set; got sleeps a told wait itself, `sleep` a remembered one. */
 export type AgentGotOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
@@ -70,7 +70,7 @@ function remembered(error: EnvelopeError, answer: Parameters<typeof memoryAnswer
  * @example const client = got.extend(agentGot({ maxWaitSeconds: 30 }));
  */
 export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
-  const { sleep, now, store, scopeOf, bodyTimeoutMs } = resolveOptions('agentGot', options);
+  const { sleep, now, store, scopeOf, bodyTimeoutMs } = resolveOptions('agentGot', options, PLUGIN_CHECKS);
 
   /** The progress of the request `got` is running with these options, begun on its first call. */
   const progressOf = (got: Pick<Options, 'context' | 'method' | 'headers'>): Progress => {

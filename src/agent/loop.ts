@@ -3,6 +3,7 @@
 // clock the caller provides, within a budget of calls.
 import { retryAfterSeconds } from '../core/delay.js';
 import { toHeaders } from '../core/headers.js';
+import { checkRules, refuse, type Checks } from '../core/refuse.js';
 import type { WireResponse } from '../core/dialects.js';
 import { DEFAULT_BACKOFF } from './policy.js';
 import { decode, type Decoded } from './decode.js';
@@ -61,16 +62,27 @@ export function outcomeOf(decoded: Decoded): string {
 /** Options of runLoop. */
 export interface LoopOptions {
   /** The most calls. @default 8 */
-  readonly budget?: number;
+  readonly maxCalls?: number;
   /** The clock, ms. */
   readonly now: () => number;
   /** Sleeps this many seconds (on a virtual clock, by moving it). */
   readonly sleep: (seconds: number) => Promise<void> | void;
 }
 
-/** Calls until success, until the policy stops, or until the budget is spent. */
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+const LOOP_CHECKS: Checks<LoopOptions> = {
+  maxCalls: [(value) => Number.isSafeInteger(value) && (value as number) >= 1, 'a whole number of calls, 1 or more'],
+  now: [isFunction, 'a function returning ms'],
+  sleep: [isFunction, 'a function (seconds) => Promise<void> or void'],
+};
+
+/** Calls until success, until the policy stops, or until maxCalls calls are spent. */
 export async function runLoop(call: () => Promise<WireResponse> | WireResponse, policy: Policy, options: LoopOptions): Promise<LoopResult> {
-  const budget = options.budget ?? 8;
+  if (!isFunction(call)) refuse('runLoop', 'call', 'a function returning a response', call);
+  if (!isFunction(policy)) refuse('runLoop', 'policy', 'a policy function, such as one of POLICIES', policy);
+  checkRules('runLoop', options, LOOP_CHECKS, { budget: 'maxCalls' });
+  if (options === undefined || !isFunction(options.now) || !isFunction(options.sleep)) refuse('runLoop', 'options', '{ now, sleep, maxCalls? }', options);
+  const budget = options.maxCalls ?? 8;
   let calls = 0;
   let slept = 0;
   for (let attempt = 0; calls < budget; attempt++) {

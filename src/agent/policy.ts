@@ -7,7 +7,7 @@ import { PAY_WORD } from '../core/catalog.js';
 import { isErrorText } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
-import { checkRules, refuse, type Rule } from '../core/refuse.js';
+import { checkRules, refuse, type Check, type Checks } from '../core/refuse.js';
 import { defaultStore, type Admission, type Backoff, type KeptAnswer, type Store } from './store.js';
 
 /** Options of createAgentClient and agentFetch. */
@@ -130,31 +130,38 @@ const STORE_METHODS = ['getBackoff', 'setBackoff', 'getCopy', 'setCopy', 'delete
 /** A number of seconds a timer can take: 0 or more, or (`positive`) above 0. */
 const isSeconds = (positive: boolean) => (v: unknown): boolean => typeof v === 'number' && (positive ? v > 0 : v >= 0) && v <= Number.MAX_SAFE_INTEGER;
 
-/** The checks of the options every host takes (src/core/refuse.ts: undefined always passes). */
-const OPTION_RULES: readonly Rule[] = [
-  ['fetch', isFunction, 'a fetch function'],
-  ['maxWaitSeconds', isSeconds(false), 'a number of seconds, 0 or more'],
-  ['maxCalls', (v) => Number.isSafeInteger(v) && (v as number) >= 1, 'a whole number of calls, 1 or more'],
-  ['sleep', isFunction, 'a function (ms, signal) => Promise<void>'],
-  ['now', isFunction, 'a function returning ms since the epoch'],
-  ['store', (v) => typeof v === 'object' && v !== null && STORE_METHODS.every((m) => isFunction((v as Record<string, unknown>)[m])), `a store with ${STORE_METHODS.join(', ')}`],
-  ['accept', (v) => v === false || (typeof v === 'string' && v !== ''), 'an Accept header value or false'],
-  ['unknownDelay', (v) => v === 'hand_back' || v === 'backoff', "'hand_back' or 'backoff'"],
-  ['scope', (v) => isFunction(v) || (Array.isArray(v) && v.every((e) => typeof e === 'string')), 'a list of URL prefixes or a function from the URL to a key'],
-  ['bodyTimeoutSeconds', isSeconds(true), 'a number of seconds above 0'],
-  ['errorsIn2xx', (v) => typeof v === 'boolean', 'true or false'],
-  ['onPaymentRequired', isFunction, 'a function (payment, request) => headers or nothing'],
-];
+/** The checks of the options of createAgentClient, agentFetch and fetchPage (src/core/refuse.ts: undefined always passes). */
+export const CLIENT_CHECKS: Checks<AgentClientOptions> = {
+  fetch: [isFunction, 'a fetch function'],
+  maxWaitSeconds: [isSeconds(false), 'a number of seconds, 0 or more'],
+  maxCalls: [(v) => Number.isSafeInteger(v) && (v as number) >= 1, 'a whole number of calls, 1 or more'],
+  sleep: [isFunction, 'a function (ms, signal) => Promise<void>'],
+  now: [isFunction, 'a function returning ms since the epoch'],
+  store: [(v) => typeof v === 'object' && v !== null && STORE_METHODS.every((m) => isFunction((v as Record<string, unknown>)[m])), `a store with ${STORE_METHODS.join(', ')}`],
+  accept: [(v) => v === false || (typeof v === 'string' && v !== ''), 'an Accept header value or false'],
+  unknownDelay: [(v) => v === 'hand_back' || v === 'backoff', "'hand_back' or 'backoff'"],
+  scope: [(v) => isFunction(v) || (Array.isArray(v) && v.every((e) => typeof e === 'string')), 'a list of URL prefixes or a function from the URL to a key'],
+  bodyTimeoutSeconds: [isSeconds(true), 'a number of seconds above 0'],
+  errorsIn2xx: [(v) => typeof v === 'boolean', 'true or false'],
+  onPaymentRequired: [isFunction, 'a function (payment, request) => headers or nothing'],
+};
+
+/** The options of a plug-in into another client (undici, got, axios): that client sends the request, so it takes no fetch and no Accept. */
+export type PluginOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
+const { fetch: _fetch, accept: _accept, ...pluginChecks } = CLIENT_CHECKS;
+/** The checks of a plug-in's options: the client's, less fetch and accept. */
+export const PLUGIN_CHECKS: Checks<PluginOptions> = pluginChecks;
+
+/** Options that were called otherwise once, by their name now. */
+const RENAMED: Readonly<Record<string, string>> = { budget: 'maxCalls' };
 
 /**
  * Checks the options a host was made with, as it is made: a TypeError naming `who` (the function
- * the user called), the option, what it takes and the value received, quoted; `extra` are the
- * host's own options, checked the same way.
+ * the user called) and an option it does not take (with the closest one it does), or the option,
+ * what it takes and the value received, quoted.
  */
-export function checkOptions(who: string, options: object | undefined, extra: readonly Rule[] = []): void {
-  if (options === undefined) return;
-  if (typeof options !== 'object' || options === null) refuse(who, 'options', 'an object', options);
-  checkRules(who, options, [...OPTION_RULES, ...extra]);
+export function checkOptions(who: string, options: unknown, checks: Readonly<Record<string, Check>> = CLIENT_CHECKS): void {
+  checkRules(who, options, checks, RENAMED);
 }
 
 /** What a host runs with: its options checked and filled in, once, when it is made. */
@@ -168,8 +175,8 @@ export interface Resolved {
 }
 
 /** The options of a host, checked (a TypeError naming `who` on a bad one) and resolved. */
-export function resolveOptions(who: string, options: AgentClientOptions = {}): Resolved {
-  checkOptions(who, options);
+export function resolveOptions(who: string, options: AgentClientOptions = {}, checks: Readonly<Record<string, Check>> = CLIENT_CHECKS): Resolved {
+  checkOptions(who, options, checks);
   let scopeOf: (url: URL) => string;
   try {
     scopeOf = scoper(options.scope);

@@ -2,7 +2,8 @@
 // for and the copies they kept. It takes a node-redis client by shape and never loads `redis`.
 import type { EnvelopeError } from '../../generated/types.js';
 import { validateEnvelope } from '../core/validate.js';
-import { createMemoryStore, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type Backoff, type CachedCopy, type KeptAnswer, type PacingOptions, type Store } from './store.js';
+import { checkRules, isWhole, quote, type Checks } from '../core/refuse.js';
+import { createMemoryStore, isCount, isFunction, NOW_CHECK, PACING_CHECKS, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type Backoff, type CachedCopy, type KeptAnswer, type PacingOptions, type Store } from './store.js';
 
 /** What the store needs of a node-redis (v4, v5 or v6) client or cluster besides sendCommand. */
 interface Connection {
@@ -22,6 +23,24 @@ export interface RedisClusterLike extends Connection {
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
   getSlotMaster(slot: number): unknown;
 }
+
+const isStoreLike = (value: unknown): boolean => typeof value === 'object' && value !== null && ['getBackoff', 'setBackoff', 'getCopy', 'setCopy', 'deleteCopy'].every((m) => isFunction((value as Record<string, unknown>)[m]));
+const isSecondsAbove0 = (value: unknown): boolean => typeof value === 'number' && value > 0 && value <= Number.MAX_SAFE_INTEGER;
+
+/** The checks of createRedisStore's options. */
+const REDIS_CHECKS: Checks<RedisStoreOptions> = {
+  ...PACING_CHECKS,
+  prefix: [(value) => typeof value === 'string', 'a string'],
+  copyTtlSeconds: [isSecondsAbove0, 'a number of seconds above 0'],
+  maxCopyBytes: [isCount, 'a whole number of bytes, 1 or more'],
+  maxBytes: [isCount, 'a whole number of bytes, 1 or more'],
+  commandTimeoutMs: [isCount, 'a whole number of milliseconds, 1 or more'],
+  recheckMs: [isWhole, 'a whole number of milliseconds, 0 or more'],
+  fallback: [isStoreLike, 'a store (getBackoff, setBackoff, getCopy, setCopy, deleteCopy)'],
+  onFallback: [isFunction, 'a function (error) => void'],
+  onRecover: [isFunction, 'a function () => void'],
+  now: NOW_CHECK,
+};
 
 /** Options of createRedisStore. */
 export interface RedisStoreOptions extends PacingOptions {
@@ -210,6 +229,10 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
  * const client = createAgentClient({ store: createRedisStore(redis) });
  */
 export function createRedisStore(client: RedisClientLike | RedisClusterLike, options: RedisStoreOptions = {}): RedisStore {
+  if (typeof client !== 'object' || client === null || !isFunction((client as Partial<RedisClientLike>).sendCommand)) {
+    throw new TypeError(`createRedisStore: client must be a node-redis client or cluster (createClient() or createCluster() from redis, connected with connect()), not its options (got ${quote(client)})`);
+  }
+  checkRules('createRedisStore', options, REDIS_CHECKS);
   const prefix = options.prefix ?? 'agent-errors:';
   const now = options.now ?? Date.now;
   const leaseMs = Math.max(0, Math.round(options.probeLeaseMs ?? 5000));

@@ -3,6 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import type { EnvelopeError } from '../../generated/types.js';
 import type { Quota } from '../core/quota.js';
+import { checkRules, isWhole, type Checks } from '../core/refuse.js';
 
 /** A site's request to wait: until when (ms since the epoch, on the clock of the client that learnt it) and the error that said so. */
 export interface Backoff {
@@ -106,6 +107,27 @@ export interface MemoryStoreOptions extends PacingOptions {
   readonly now?: () => number;
 }
 
+/** A whole number, 1 or more. */
+export const isCount = (value: unknown): boolean => isWhole(value) && (value as number) >= 1;
+/** A function. */
+export const isFunction = (value: unknown): boolean => typeof value === 'function';
+
+/** The checks of the pacing options every store takes. */
+export const PACING_CHECKS: Checks<PacingOptions> = {
+  probeLeaseMs: [isWhole, 'a whole number of milliseconds, 0 or more'],
+  paceQuota: [(value) => typeof value === 'boolean', 'true or false'],
+};
+
+/** The clock option of a store. */
+export const NOW_CHECK = [isFunction, 'a function returning ms since the epoch'] as const;
+
+const MEMORY_CHECKS: Checks<MemoryStoreOptions> = {
+  ...PACING_CHECKS,
+  maxBytes: [isCount, 'a whole number of bytes, 1 or more'],
+  maxBackoffs: [isCount, 'a whole number of origins, 1 or more'],
+  now: NOW_CHECK,
+};
+
 /** The approximate memory a copy takes: UTF-16 text plus headers. */
 export function copySize(copy: CachedCopy): number {
   let size = 2 * (copy.body.length + copy.url.length) + 64;
@@ -118,6 +140,7 @@ export function copySize(copy: CachedCopy): number {
  * @example const store = createMemoryStore({ maxBytes: 10 * 1024 * 1024 });
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
+  checkRules('createMemoryStore', options, MEMORY_CHECKS);
   const now = options.now ?? Date.now;
   const leaseMs = options.probeLeaseMs ?? 5000;
   const pace = options.paceQuota ?? true;

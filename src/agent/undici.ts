@@ -15,7 +15,7 @@ import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { readable } from './inflate.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Pass, type PaymentHeaders, type Resolved } from './policy.js';
+import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, PLUGIN_CHECKS, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Pass, type PaymentHeaders, type Resolved } from './policy.js';
 import type { KeptAnswer } from './store.js';
 
 /**
@@ -398,7 +398,7 @@ class Call implements Handler {
  * @example setGlobalDispatcher(new Agent().compose(agentUndici()));
  */
 export function agentUndici(options: AgentUndiciOptions = {}): Dispatcher.DispatcherComposeInterceptor {
-  const rules: Rules = resolveOptions('agentUndici', options);
+  const rules: Rules = resolveOptions('agentUndici', options, PLUGIN_CHECKS);
   return (dispatch) =>
     function agentErrors(opts: Options, handler: Handler): boolean {
       // An upgrade (a WebSocket, CONNECT) is no request to repeat.

@@ -5,6 +5,7 @@ import { CODES, EQUIVALENTS, RETRY_WORDS, STATUS_TEXT } from '../../generated/ca
 import type { RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode } from './catalog.js';
 import { errorHeaders, problemFrom } from './render.js';
+import { checkRules, type Checks } from './refuse.js';
 
 /** What every renderer needs to know of a failure; an AgentError is one. */
 export interface DialectError {
@@ -80,8 +81,14 @@ function vague(error: DialectError): WireResponse {
   return json(error.status, { error: RETRY_WORDS[error.retry].next_step === 'wait' ? `${phrase}, try again later` : phrase });
 }
 
+const DIALECT_CHECKS: Checks<DialectOptions> = {
+  base: [(value) => typeof value === 'string', 'a URL prefix, a string'],
+  docs: [(value) => typeof value === 'string', 'a URL prefix, a string'],
+};
+
 /** Renders one failure in one dialect. */
 export function renderDialect(dialect: Dialect, error: DialectError, options: DialectOptions = {}): WireResponse {
+  checkRules('renderDialect', options, DIALECT_CHECKS);
   const envelopeError = { code: error.code, message: error.message, field: error.field, retry: error.retry, retry_after: error.retryAfter };
   switch (dialect) {
     case 'problem':

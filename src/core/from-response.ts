@@ -10,6 +10,7 @@ import { xmlError } from './xml.js';
 import { bearerChallenge } from './challenge.js';
 import { mayBeX402Body, PAYMENT_HEADERS, paymentFrom } from './payment.js';
 import { isRecord, own, str, type JsonObject } from './json.js';
+import { checkRules, type Checks } from './refuse.js';
 import { pickHeaders, presentBits, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { cleanText, firstLine, readPage, type PageSummary } from './html.js';
 import { CHALLENGE_HEADERS, headerChallenge, looksLikeDump, pageChallenge, soldOut } from './signals.js';
@@ -525,13 +526,23 @@ export interface Explained {
   readonly because: readonly string[];
 }
 
+const FROM_RESPONSE_CHECKS: Checks<FromResponseOptions> = { now: [(value) => typeof value === 'number', 'a number of ms since the epoch'] };
+const NO_OPTIONS: FromResponseOptions = {};
+
+/** The options of fromResponse or explainResponse (`who`), checked: an option the call does not know is a programming error, a TypeError, never a response's. */
+function checked(who: string, options: FromResponseOptions | undefined): FromResponseOptions {
+  if (options === undefined) return NO_OPTIONS;
+  checkRules(who, options, FROM_RESPONSE_CHECKS);
+  return options;
+}
+
 /**
- * fromResponse with its reasons, for a person reading why (`agent-errors classify`). Never throws.
+ * fromResponse with its reasons, for a person reading why (`agent-errors classify`). Never throws on a response; only an option it does not know, or a bad one, is a TypeError.
  * @example explainResponse(403, { 'cf-mitigated': 'challenge' }, page).because[0] // 'cf-mitigated ...'
  */
-export function explainResponse(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions = {}): Explained {
+export function explainResponse(status: number, headers: HeadersInput, body: unknown, options?: FromResponseOptions): Explained {
   const because: string[] = [];
-  return { envelope: read(status, headers, body, options, because), because };
+  return { envelope: read(status, headers, body, checked('explainResponse', options), because), because };
 }
 
 /**
@@ -661,11 +672,11 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
 }
 
 /**
- * Reads any HTTP response as an envelope. Never throws; the result always passes
+ * Reads any HTTP response as an envelope. Never throws on a response (only a bad option is a TypeError); the result always passes
  * `validateEnvelope(result, { received: true })`, and the strict check whenever the response
  * named the field and delay its code calls for.
  * @example fromResponse(429, { 'retry-after': '30' }, '<html>...</html>').error.retry_after // 30
  */
-export function fromResponse(status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions = {}): Envelope {
-  return read(status, headers, body, options, undefined);
+export function fromResponse(status: number, headers: HeadersInput, body: unknown, options?: FromResponseOptions): Envelope {
+  return read(status, headers, body, checked('fromResponse', options), undefined);
 }

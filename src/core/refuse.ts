@@ -1,5 +1,6 @@
-// How a site's misconfiguration is refused, in one wording for every builder and adapter: a
-// TypeError naming the call, the value's name, what it takes, and the value received, quoted.
+// How a misconfiguration is refused, in one wording for every function the package exports: a
+// TypeError naming the call, the option, what it takes and the value received, quoted; and an
+// option the call does not know, named with the closest one it does.
 
 /** How a value reads in an error message: as JSON (a string in quotes), else as String gives it (a number, undefined, a function). */
 export function quote(value: unknown): string {
@@ -15,14 +16,67 @@ export function refuse(who: string, name: string, takes: string, value: unknown)
   throw new TypeError(`${who}: ${name} must be ${takes} (got ${quote(value)})`);
 }
 
-/** One check of a set of values: its name, whether a value passes, and what it takes, in words. Undefined always passes. */
-export type Rule = readonly [name: string, ok: (value: unknown) => boolean, takes: string];
+/** What one option takes: whether a value passes, and what it takes, in words. Undefined always passes. */
+export type Check = readonly [ok: (value: unknown) => boolean, takes: string];
 
-/** Refuses the first value of `values` a rule does not pass (see refuse). */
-export function checkRules(who: string, values: object, rules: readonly Rule[]): void {
-  for (const [name, ok, takes] of rules) {
+/**
+ * The checks of an options type, one per option: a table that leaves an option out, or names one the
+ * type does not have, does not compile, so a new option cannot be forgotten by the check.
+ */
+export type Checks<O> = { readonly [K in keyof O]-?: Check };
+
+/** Edit distance between two names, case ignored (Levenshtein, one row). */
+function distance(a: string, b: string): number {
+  a = a.toLowerCase();
+  b = b.toLowerCase();
+  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * The known name closest to `name`: one that starts with it or it starts with (maxWait, maxWaitSeconds),
+ * else the nearest within a third of its length (onerror, onError); undefined when none is near.
+ */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  let best: string | undefined;
+  let bestScore = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const k of known) {
+    const l = k.toLowerCase();
+    // A prefix either way is nearest, the closer in length the nearer (retryAfterX: retryAfter, not retry).
+    const score = l.startsWith(lower) || lower.startsWith(l) ? 1 + Math.abs(l.length - lower.length) / 1000 : distance(lower, l) + 1;
+    if (score < bestScore || (score === bestScore && best !== undefined && k.length < best.length)) [best, bestScore] = [k, score];
+  }
+  return best;
+}
+
+/** Throws the TypeError of an option `who` does not know: its new name when it was renamed, else the closest it knows. */
+export function unknownOption(who: string, name: string, known: readonly string[], renamed: Readonly<Record<string, string>> = {}): never {
+  const now = Object.hasOwn(renamed, name) ? renamed[name] : undefined;
+  if (now !== undefined) throw new TypeError(`${who}: the option "${name}" is called "${now}" now`);
+  const near = closest(name, known);
+  const hint = near === undefined ? (known.length > 0 ? `; it takes ${known.map((k) => `"${k}"`).join(', ')}` : '; it takes none') : ` (did you mean "${near}"?)`;
+  throw new TypeError(`${who}: unknown option "${name}"${hint}`);
+}
+
+/**
+ * Checks the options a function was called with: an object (or undefined), each of whose own keys is
+ * an option of `checks` holding a value it takes; else a TypeError naming `who`. `renamed` maps an old
+ * option name to its new one.
+ */
+export function checkRules(who: string, values: unknown, checks: Readonly<Record<string, Check>>, renamed?: Readonly<Record<string, string>>): void {
+  if (values === undefined) return;
+  if (typeof values !== 'object' || values === null || Array.isArray(values)) refuse(who, 'options', 'an object', values);
+  for (const name of Object.keys(values)) {
+    const check = Object.hasOwn(checks, name) ? checks[name] : undefined;
+    if (check === undefined) unknownOption(who, name, Object.keys(checks), renamed);
     const value = (values as Record<string, unknown>)[name];
-    if (value !== undefined && !ok(value)) refuse(who, name, takes, value);
+    if (value !== undefined && !check[0](value)) refuse(who, name, check[1], value);
   }
 }
 

@@ -3,6 +3,7 @@
 import { RETRY_WORDS } from '../../generated/catalog.js';
 import type { EnvelopeError, Problem } from '../../generated/types.js';
 import { lookup } from './catalog.js';
+import { checkRules, type Checks } from './refuse.js';
 
 /** What a problem body adds to an envelope error. */
 export interface ProblemOptions {
@@ -15,8 +16,17 @@ export interface ProblemOptions {
   readonly instance?: string;
 }
 
+const text = (value: unknown): boolean => typeof value === 'string';
+const PROBLEM_CHECKS: Checks<ProblemOptions> = {
+  base: [text, 'a URL prefix, a string'],
+  title: [text, 'a string'],
+  detail: [text, 'a string'],
+  instance: [text, 'a string'],
+};
+
 /** RFC 9457 problem details for an envelope error sent with `status`. */
 export function problemFrom(error: EnvelopeError, status: number, options: ProblemOptions = {}): Problem {
+  checkRules('problemFrom', options, PROBLEM_CHECKS);
   const info = lookup(error.code);
   const problem: Problem = {
     type: `${(options.base ?? '').replace(/\/+$/, '')}/problems/${error.code}`,

@@ -9,6 +9,7 @@ import {
   type ValidatorError,
 } from '../../generated/validators.js';
 import type { Envelope, Problem } from '../../generated/types.js';
+import { checkRules, type Checks } from './refuse.js';
 
 /** How an issue ends that names a member the contract's body does not have (a site's own schema may add members). */
 export const NOT_A_MEMBER = 'is not a member of this body';
@@ -102,16 +103,20 @@ export interface ValidateEnvelopeOptions {
   readonly received?: boolean;
 }
 
+const VALIDATE_CHECKS: Checks<ValidateEnvelopeOptions> = { received: [(value) => typeof value === 'boolean', 'true or false'] };
+
 /**
  * Checks a body against the envelope schema and the catalog: a known code carries its own retry
  * word; `fix_input` names its field and `after_delay` its delay.
  * @example validateEnvelope(JSON.parse(text)).valid
  */
 export function validateEnvelope(value: unknown, options: ValidateEnvelopeOptions = {}): ValidationResult<Envelope> {
+  checkRules('validateEnvelope', options, VALIDATE_CHECKS);
   return run(options.received ? receivedValidator : envelopeValidator, value);
 }
 
 /** Checks a body against the problem schema and the catalog (a known code carries its own status, retry word and next step). */
 export function validateProblem(value: unknown, options: ValidateEnvelopeOptions = {}): ValidationResult<Problem> {
+  checkRules('validateProblem', options, VALIDATE_CHECKS);
   return run(options.received ? receivedProblemValidator : problemValidator, value);
 }

@@ -8,7 +8,7 @@ import { paymentHeaders, x402RequirementsOf } from '../core/payment.js';
 import { validateEnvelope } from '../core/validate.js';
 import { errorBodyKind, type ErrorBodyKind } from './accept.js';
 import { BRAND, pageResponse, type Page } from './brand.js';
-import { checkRules, DELAY, isWhole, quote, refuse, type Rule } from '../core/refuse.js';
+import { checkRules, DELAY, isWhole, quote, refuse, type Checks } from '../core/refuse.js';
 import { SITE_CODES, type SiteCodeEntry } from './site-codes.js';
 
 export { isAgentError, pageResponse, type Page } from './brand.js';
@@ -52,16 +52,22 @@ type Args<C extends Code> = keyof CodeRequirements[C] extends never ? [options?:
 const text = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
 const string = (value: unknown): boolean => typeof value === 'string';
 
-/** The rules of an error's options that need nothing of its code. */
-const OPTION_RULES: readonly Rule[] = [
-  ['field', text, 'a non-empty string'],
-  ['message', text, 'a non-empty string'],
-  ['title', text, 'a non-empty string'],
-  ['detail', string, 'a string'],
-  ['instance', string, 'a string'],
-  ['retryAfter', isWhole, DELAY],
-  ['errors', Array.isArray, 'an array of { field, code, message }'],
-];
+const any = (): boolean => true;
+
+/** Every option of an error, with the checks that need nothing of its code; status, retry and payment are checked against the code below. */
+const OPTION_CHECKS: Checks<AgentErrorBaseOptions & Pick<SiteErrorOptions, 'status' | 'retry' | 'title'>> = {
+  field: [text, 'a non-empty string'],
+  message: [text, 'a non-empty string'],
+  title: [text, 'a non-empty string'],
+  detail: [string, 'a string'],
+  instance: [string, 'a string'],
+  retryAfter: [isWhole, DELAY],
+  errors: [Array.isArray, 'an array of { field, code, message }'],
+  cause: [any, 'anything'],
+  payment: [any, 'a payment'],
+  status: [any, 'an HTTP error status'],
+  retry: [any, 'a retry word'],
+};
 
 /** Refuses a payment an agent could not pay: on a code that does not ask for one, malformed, or x402 without what its clients sign. */
 function checkPayment(who: string, retry: string, payment: unknown, fail: (rule: string) => never): void {
@@ -79,7 +85,6 @@ function check(who: string, word: RetryWordEntry, retry: string, options: AgentE
   const fail = (rule: string): never => {
     throw new TypeError(`${who}: ${rule}`);
   };
-  checkRules(who, options, OPTION_RULES);
   const { field, retryAfter, errors } = options;
   errors?.forEach((item, i) => {
     const e = (item ?? {}) as Partial<Record<keyof FieldError, unknown>>;
@@ -112,13 +117,16 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
   readonly payment: Payment | undefined;
 
   /** Use agentError() or siteError(), which check their options at compile time too. */
-  constructor(code: C, options: AgentErrorBaseOptions & Partial<Pick<SiteErrorOptions, 'status' | 'retry' | 'title'>>) {
+  constructor(code: C, options: (AgentErrorBaseOptions & Partial<Pick<SiteErrorOptions, 'status' | 'retry' | 'title'>>) | undefined) {
     const known = isKnownCode(code);
     // A site's own code registered by defineSiteCodes: its catalog, not the call, gives status, word and title.
     const entry: Partial<SiteCodeEntry> | undefined = known ? CODES[code as Code] : SITE_CODES.get(code);
     // The builder the user called: agentError for a code of a catalog, siteError for one of the call's own.
     const who = `${entry ? 'agentError' : 'siteError'}(${quote(code)})`;
     if (!known && !CODE_PATTERN.test(String(code))) throw new TypeError(`${who}: a code is lowercase snake case, like rate_limited`);
+    if (!known && !entry && options === undefined) throw new TypeError(`${who}: a site's own code takes its options { status, retry } (got none)`);
+    checkRules(who, options, OPTION_CHECKS);
+    options ??= {};
     if (known && (options.status !== undefined || options.retry !== undefined)) {
       throw new TypeError(`${who}: a catalog code takes its status and retry word from the catalog`);
     }
@@ -218,7 +226,7 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
 export function agentError<C extends Code>(code: C, ...[options]: Args<C>): AgentError<C> {
   // Plain JavaScript can pass any code: one the catalog lacks is a site's own, which siteError builds.
   if (!isKnownCode(code)) throw new TypeError(`agentError(${quote(code)}): the catalog has no such code; a site's own code is built with siteError(code, { status, retry })`);
-  return new AgentError(code, (options ?? {}) as AgentErrorBaseOptions);
+  return new AgentError(code, options as AgentErrorBaseOptions | undefined);
 }
 
 /**

@@ -12,6 +12,7 @@ import type { AgentError } from './agent-error.js';
 import type { Page } from './brand.js';
 import { utf8Length } from './body.js';
 import { SITE_CODES } from './site-codes.js';
+import { checkRules, DELAY, isWhole, type Checks } from '../core/refuse.js';
 
 /** Options every adapter takes. */
 export interface AgentFriendlyOptions {
@@ -30,6 +31,18 @@ export interface AgentFriendlyOptions {
    */
   readonly retryAfter?: number;
 }
+
+/** A base problem type URIs can start with: an absolute http or https URL, without query or fragment. */
+const isBase = (value: unknown): boolean => typeof value === 'string' && /^https?:\/\/[^\s?#]+$/i.test(value) && URL.canParse(value);
+
+/** The checks of AgentFriendly's options, the same for every adapter. */
+export const FRIENDLY_CHECKS: Checks<AgentFriendlyOptions> = {
+  onError: [(value) => typeof value === 'function', 'a function'],
+  base: [isBase, 'an absolute http or https URL, without query or fragment'],
+  docs: [(value) => typeof value === 'boolean', 'true or false'],
+  bufferBytes: [isWhole, 'a whole, non-negative number of bytes'],
+  retryAfter: [isWhole, DELAY],
+};
 
 /**
  * The delay of a converted wait whose page named none: a minute. Long enough that agents told
@@ -237,6 +250,7 @@ export async function renderProblemPage(
   options: AgentFriendlyOptions,
   base = baseOf(options, header(headers, 'host'), false),
 ): Promise<Rendered | null> {
+  checkRules('renderProblemPage', options, FRIENDLY_CHECKS);
   if (options.docs === false || (method !== 'GET' && method !== 'HEAD')) return null;
   const prefix = `${docsPrefix(options.base)}/problems/`;
   if (!pathname.startsWith(prefix)) return null;

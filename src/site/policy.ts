@@ -7,19 +7,8 @@ import { UNKNOWN_STATUS, UNKNOWN_STATUS_TEXT } from '../core/catalog.js';
 import { fromResponse } from '../core/from-response.js';
 import type { AgentError } from './agent-error.js';
 import { isAgentError } from './brand.js';
-import { checkRules, DELAY, isWhole, refuse, type Rule } from '../core/refuse.js';
-import { pageOf, renderEnvelope, type AgentFriendlyOptions, type Rendered } from './friendly.js';
-
-/** A base problem type URIs can start with: an absolute http or https URL, without query or fragment. */
-const isBase = (value: unknown): boolean => typeof value === 'string' && /^https?:\/\/[^\s?#]+$/i.test(value) && URL.canParse(value);
-
-const OPTION_RULES: readonly Rule[] = [
-  ['onError', (value) => typeof value === 'function', 'a function'],
-  ['base', isBase, 'an absolute http or https URL, without query or fragment'],
-  ['docs', (value) => typeof value === 'boolean', 'true or false'],
-  ['bufferBytes', isWhole, 'a whole, non-negative number of bytes'],
-  ['retryAfter', isWhole, DELAY],
-];
+import { checkRules } from '../core/refuse.js';
+import { FRIENDLY_CHECKS, pageOf, renderEnvelope, type AgentFriendlyOptions, type Rendered } from './friendly.js';
 
 /**
  * Checks an adapter's options as it is made, so that a misconfiguration fails at set-up and never
@@ -27,8 +16,7 @@ const OPTION_RULES: readonly Rule[] = [
  * and the value received, quoted (`agentFriendlyExpress: onError must be a function (got "log")`).
  */
 export function checkOptions(who: string, options: unknown): void {
-  if (typeof options !== 'object' || options === null) refuse(who, 'options', 'an object', options);
-  checkRules(who, options, OPTION_RULES);
+  checkRules(who, options, FRIENDLY_CHECKS);
 }
 
 /** The framework's own log: where a failure goes when the site gave no onError. */

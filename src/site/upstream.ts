@@ -10,6 +10,8 @@ import { fromResponse } from '../core/from-response.js';
 import { isRecord } from '../core/json.js';
 import { lookup } from '../core/catalog.js';
 import { AgentError } from './agent-error.js';
+import { checkRules, DELAY, isWhole, refuse, type Checks } from '../core/refuse.js';
+import { isRetryWord } from '../core/catalog.js';
 
 /** Options of translateUpstream. */
 export interface TranslateUpstreamOptions {
@@ -32,6 +34,15 @@ export interface TranslateUpstreamOptions {
 }
 
 type Input = Envelope | EnvelopeError;
+
+const string = (value: unknown): boolean => typeof value === 'string';
+const UPSTREAM_CHECKS: Checks<TranslateUpstreamOptions> = {
+  fields: [(value) => isRecord(value) && Object.values(value).every(string), "an object of the upstream's field names to the caller's, each a string"],
+  payer: [(value) => value === 'caller' || value === 'site', "'caller' or 'site'"],
+  retryAfter: [isWhole, DELAY],
+  message: [(value) => string(value) && (value as string).trim() !== '', 'a non-empty string'],
+  now: [(value) => typeof value === 'number' && Number.isFinite(value), 'a number of ms since the epoch'],
+};
 
 /** A Fetch Response, of this realm's fetch or another's: by its shape, as instanceof fails across realms. */
 const isResponse = (value: unknown): value is Response =>
@@ -81,6 +92,11 @@ function siteFailure(upstream: EnvelopeError, options: TranslateUpstreamOptions)
 export function translateUpstream(upstream: Response, options?: TranslateUpstreamOptions): Promise<AgentError>;
 export function translateUpstream(upstream: Input, options?: TranslateUpstreamOptions): AgentError;
 export function translateUpstream(upstream: Response | Input, options: TranslateUpstreamOptions = {}): AgentError | Promise<AgentError> {
+  checkRules('translateUpstream', options, UPSTREAM_CHECKS);
+  if (!isResponse(upstream)) {
+    const error = errorOf(upstream);
+    if (!isRecord(error) || !string(error.code) || !isRetryWord(error.retry)) refuse('translateUpstream', 'upstream', 'a Response, an envelope or its error (fromResponse(...) or .error)', upstream);
+  }
   if (isResponse(upstream)) {
     const { status, headers } = upstream;
     return upstream.text().then(

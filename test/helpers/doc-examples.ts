@@ -24,6 +24,11 @@
 //
 // There is no mark that skips an example: every example at least type-checks. An unknown mark is
 // an error, so a typo cannot turn a check off.
+//
+// What an example prints: a line that ends in a `// prints: <text>` comment says what it writes to
+// standard output. An example that runs and has such lines must print exactly those texts, one line
+// each, in page order, and nothing else; a comment that only describes the output (`// a line per
+// finding`) is not checked. `prints` on an example that does not run with node is an error.
 import MarkdownIt from 'markdown-it';
 
 /** The info strings of the fences that are examples, and whether each is JavaScript. */
@@ -50,7 +55,15 @@ export interface DocExample {
   readonly code: string;
   /** The page's line of each line of `code`: lines[0] is the page line of the module's line 1. */
   readonly lines: readonly number[];
+  /** What it prints, a line each, from its `// prints:` comments; empty when it shows no output. */
+  readonly prints: readonly string[];
 }
+
+/** A `// prints: <text>` comment at the end of a line: the text is what the line writes to standard output. */
+const PRINTS = /\/\/ prints: (.*?)\s*$/;
+
+/** The texts of a module's `// prints:` comments, in order. */
+const printsOf = (code: string): string[] => code.split('\n').flatMap((line) => PRINTS.exec(line)?.[1] ?? []);
 
 const md = new MarkdownIt();
 
@@ -94,11 +107,14 @@ export function extractExamples(doc: string, text: string): DocExample[] {
       if (previous.language !== language) {
         throw new Error(`${doc}:${line}: a ${language} fence cannot continue the ${previous.language} example of line ${previous.line}`);
       }
-      examples.push({ ...previous, code: previous.code + code, lines: [...previous.lines, ...lines] });
+      examples.push({ ...previous, code: previous.code + code, lines: [...previous.lines, ...lines], prints: printsOf(previous.code + code) });
       continue;
     }
     const mode: ExampleMode = mark ?? 'run';
-    examples.push({ doc, line, mode, language, file: fileName(doc, line, mode, language), code, lines });
+    examples.push({ doc, line, mode, language, file: fileName(doc, line, mode, language), code, lines, prints: printsOf(code) });
+  }
+  for (const example of examples) {
+    if (example.prints.length > 0 && example.mode !== 'run') throw new Error(`${doc}:${example.line}: a ${example.mode} example prints nothing the test can check; only an example that runs with node may say what it prints`);
   }
   return examples;
 }
