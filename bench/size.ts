@@ -24,7 +24,11 @@
 // an agent reads. /site itself, which also exports the builders, was 24 KB until a site's own codes
 // were built, titled and served like the catalog's (defineSiteCodes and the lookups of the codes it
 // registers in the builder and the problem pages, about 0.35 KB); it alone is 25 KB, and each
-// adapter's subpath stays at 24.) The budget counts
+// adapter's subpath stays at 24. /agent was 26 KB, /site 25 and each adapter 24 until every
+// option of every function was checked by name (issue 35): the table of each function's options,
+// what each takes in words, and the closest known name offered for one it does not know, about
+// 0.55 KB on /agent and on each adapter, and 0.95 KB on /site, whose builders and
+// translateUpstream check theirs too.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //
@@ -36,13 +40,13 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 
-/** What an agent's hot path may weigh: 26 KB, minified and gzipped. */
-export const AGENT_BUDGET_BYTES = 26 * 1024;
-/** What a site's entry may weigh, the core or one framework's adapter: 24 KB, minified and gzipped. */
-export const SITE_BUDGET_BYTES = 24 * 1024;
+/** What an agent's hot path may weigh: 27 KB, minified and gzipped. */
+export const AGENT_BUDGET_BYTES = 27 * 1024;
+/** What a site's entry may weigh, the core or one framework's adapter: 25 KB, minified and gzipped. */
+export const SITE_BUDGET_BYTES = 25 * 1024;
 
-/** What /site, which also exports the builders (a site's own codes' among them), may weigh: 25 KB. */
-export const SITE_ROOT_BUDGET_BYTES = 25 * 1024;
+/** What /site, which also exports the builders (a site's own codes' among them), may weigh: 26 KB. */
+export const SITE_ROOT_BUDGET_BYTES = 26 * 1024;
 
 /** The entry points under budget: subpath, its file in the built package, and its budget. */
 export const BUDGETED = [

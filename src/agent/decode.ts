@@ -3,6 +3,7 @@ import { RETRY_WORDS } from '../../generated/catalog.js';
 import type { NextStep } from '../../generated/types.js';
 import { fromResponse } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
+import { refuse } from '../core/refuse.js';
 
 /** What to do about a response: fix the request, wait, or give up; with the delay, the field and the code. */
 export interface Decoded {
@@ -21,6 +22,7 @@ const ACTIONS: Readonly<Record<NextStep, Decoded['action']>> = { fix_request: 'f
  * @example decode({ status: 429, headers: { 'retry-after': '30' }, body: '' }) // { action: 'wait', delay: 30, ... }
  */
 export function decode(response: { status: number; headers?: HeadersInput; body?: unknown }, now?: number): Decoded {
+  if (typeof response !== 'object' || response === null) refuse('decode', 'response', 'a response { status, headers?, body? }', response);
   const { error } = fromResponse(response.status, response.headers ?? null, response.body ?? null, now === undefined ? {} : { now });
   return { action: ACTIONS[RETRY_WORDS[error.retry].next_step], delay: error.retry_after, param: error.field, code: error.code };
 }

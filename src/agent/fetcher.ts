@@ -4,7 +4,7 @@ import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { RetryWord } from '../../generated/types.js';
 import { hold } from './body.js';
 import { createRunner, failure, type AgentFailure } from './client.js';
-import type { Checks } from '../core/refuse.js';
+import { refuse, type Checks } from '../core/refuse.js';
 import { networkError } from './answers.js';
 import { checkOptions, CLIENT_CHECKS, fromStore, type AgentClientOptions } from './policy.js';
 import { defaultStore, type CachedCopy } from './store.js';
@@ -113,6 +113,7 @@ const storable = (headers: Headers): boolean => !/(^|,)\s*no-store\s*(,|$)/i.tes
  */
 export async function fetchPage(url: string | URL, options: FetchPageOptions = {}): Promise<FetchPageResult> {
   checkOptions('fetchPage', options, FETCHER_CHECKS);
+  if (!(url instanceof URL) && !(typeof url === 'string' && URL.canParse(url))) refuse('fetchPage', 'url', 'an absolute URL, as a string or a URL', url);
   const store = options.store ?? defaultStore();
   const now = options.now ?? Date.now;
   const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);

@@ -51,10 +51,14 @@ export interface LoopResult {
 }
 
 /** The seed's cell: `ok 2c 30s`. */
-export const formatCell = (r: LoopResult): string => `${r.outcome} ${r.calls}c ${r.slept}s`;
+export function formatCell(r: LoopResult): string {
+  if (typeof r !== 'object' || r === null) refuse('formatCell', 'result', 'what runLoop returns', r);
+  return `${r.outcome} ${r.calls}c ${r.slept}s`;
+}
 
 /** How a decoded failure the agent stops at reads in a cell. */
 export function outcomeOf(decoded: Decoded): string {
+  if (typeof decoded !== 'object' || decoded === null) refuse('outcomeOf', 'decoded', 'what decode returns', decoded);
   if (decoded.action === 'fix') return `fix ${decoded.param ?? '(no param)'}`;
   return decoded.action === 'wait' ? 'wait' : 'give_up';
 }

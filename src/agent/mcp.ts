@@ -3,6 +3,7 @@
 // site's page; structuredContent holds the envelope, which ENVELOPE_OUTPUT_SCHEMA describes. The
 // result is typed structurally, so the MCP SDK is no dependency of this package.
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import { quote } from '../core/refuse.js';
 import { ENVELOPE_OUTPUT_SCHEMA, type ObjectJsonSchema } from '../../generated/envelope-output-schema.js';
 import type { Envelope, EnvelopeError } from '../../generated/types.js';
 import { lookup } from '../core/catalog.js';
@@ -52,11 +53,11 @@ function errorOf(failure: ToolFailure): EnvelopeError {
       `toToolResult takes a failure; this ${failure.status} Response is not an error response an agentFetch function returned (a success, or a response of another fetch)`,
     );
   }
-  const given = failure as Partial<Record<'ok' | 'error' | 'code', unknown>>;
+  const given = (typeof failure === 'object' && failure !== null ? failure : {}) as Partial<Record<'ok' | 'error' | 'code', unknown>>;
   if (given.ok === true) throw new TypeError('toToolResult takes a failure; this result has ok: true');
   if (typeof given.error === 'object' && given.error !== null) return given.error as EnvelopeError;
   if (typeof given.code === 'string') return given as unknown as EnvelopeError;
-  throw new TypeError('toToolResult takes a failure: an AgentResult, Response, FetchPageFailure, envelope or envelope error');
+  throw new TypeError(`toToolResult takes a failure: an AgentResult, Response, FetchPageFailure, envelope or envelope error (got ${quote(failure)})`);
 }
 
 /** Markup in a message: a tag, comment or declaration opening. */

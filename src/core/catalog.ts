@@ -66,10 +66,10 @@ export function lookup(code: string): CodeInfo {
 
 /** The code an agent gives an error response that names none, from its HTTP status alone. */
 export function codeForStatus(status: number): Code {
-  const listed = STATUS_DEFAULTS[String(status)];
+  const listed = typeof status === 'number' ? STATUS_DEFAULTS[String(status)] : undefined;
   if (listed) return listed;
   // Anything that is not a 4xx (a 5xx, or a status that is no error status at all) says only that something failed.
-  return status >= 400 && status < 500 ? STATUS_FALLBACKS['4xx'] : STATUS_FALLBACKS['5xx'];
+  return typeof status === 'number' && status >= 400 && status < 500 ? STATUS_FALLBACKS['4xx'] : STATUS_FALLBACKS['5xx'];
 }
 
 /** The code a 402 means (payment_required), whose error carries what to pay. */

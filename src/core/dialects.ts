@@ -5,7 +5,7 @@ import { CODES, EQUIVALENTS, RETRY_WORDS, STATUS_TEXT } from '../../generated/ca
 import type { RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode } from './catalog.js';
 import { errorHeaders, problemFrom } from './render.js';
-import { checkRules, type Checks } from './refuse.js';
+import { checkRules, refuse, type Checks } from './refuse.js';
 
 /** What every renderer needs to know of a failure; an AgentError is one. */
 export interface DialectError {
@@ -89,6 +89,8 @@ const DIALECT_CHECKS: Checks<DialectOptions> = {
 /** Renders one failure in one dialect. */
 export function renderDialect(dialect: Dialect, error: DialectError, options: DialectOptions = {}): WireResponse {
   checkRules('renderDialect', options, DIALECT_CHECKS);
+  if (!(DIALECTS as readonly unknown[]).includes(dialect)) refuse('renderDialect', 'dialect', `one of ${DIALECTS.join(', ')}`, dialect);
+  if (typeof error !== 'object' || error === null) refuse('renderDialect', 'error', 'a failure { code, status, retry, field, retryAfter, message, detail, title }', error);
   const envelopeError = { code: error.code, message: error.message, field: error.field, retry: error.retry, retry_after: error.retryAfter };
   switch (dialect) {
     case 'problem':

@@ -13,6 +13,7 @@ import { READERS } from '../../generated/catalog.js';
 import type { Payment, PaymentOption, PaymentResource } from '../../generated/types.js';
 import type { Fields } from './headers.js';
 import { isRecord, own } from './json.js';
+import { refuse } from './refuse.js';
 
 /** The longest payment header decoded: x402's requirements for a few options are a few KiB. */
 const MAX_HEADER = 16 * 1024;
@@ -218,6 +219,7 @@ export interface X402PaymentRequired {
  * @example const payload = await client.createPaymentPayload(x402RequirementsOf(error.payment)!);
  */
 export function x402RequirementsOf(payment: Payment, error?: string): X402PaymentRequired | null {
+  if (!isRecord(payment)) refuse('x402RequirementsOf', 'payment', "a payment (an envelope error's payment member)", payment);
   if (payment.protocol !== 'x402' || payment.version !== 2 || payment.resource === undefined || payment.options.some((o) => o.max_timeout_seconds === null)) return null;
   const { url, description, mime_type: mimeType } = payment.resource;
   return {

@@ -22,7 +22,7 @@ function readable(value: string): string {
 
 /** Parses an Accept value into media ranges; malformed ranges are skipped, never thrown. */
 export function parseAccept(value: string | null | undefined): MediaRange[] {
-  if (!value) return [];
+  if (!value || typeof value !== 'string') return [];
   const ranges: MediaRange[] = [];
   for (const part of readable(value).split(',', MAX_RANGES)) {
     const [range = '', ...params] = part.split(';');
@@ -69,6 +69,8 @@ const problemMemo = new Map<string, boolean>();
 const markdownMemo = new Map<string, boolean>();
 
 function memo(cache: Map<string, boolean>, accept: string | null | undefined, decide: (accept: string | null | undefined) => boolean): boolean {
+  // A value that is no string (a header read by a framework that keeps repeats as a list) is no Accept.
+  if (typeof accept !== 'string') return decide(null);
   if (!accept || accept.length > 512) return decide(accept);
   const known = cache.get(accept);
   if (known !== undefined) return known;

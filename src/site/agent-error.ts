@@ -246,6 +246,8 @@ export function siteError<C extends string>(code: C extends Code ? never : C, op
  * Throws a TypeError naming an entry an agent could not act on, or a code the catalog has.
  */
 export function defineSiteCodes(codes: Readonly<Record<string, SiteCodeEntry>>, pages: Readonly<Record<string, string>> = {}): { agentError: (code: string, options?: AgentErrorBaseOptions) => AgentError } {
+  if (typeof codes !== 'object' || codes === null) refuse('defineSiteCodes', 'codes', 'an object of code entries { code: { status, retry, title, advice? } }', codes);
+  if (typeof pages !== 'object' || pages === null) refuse('defineSiteCodes', 'pages', 'an object of pages { code: html }', pages);
   for (const [code, entry] of Object.entries(codes)) {
     const who = `defineSiteCodes(${quote(code)})`;
     if (isKnownCode(code) || !CODE_PATTERN.test(code)) throw new TypeError(`${who}: a site's own code is lowercase snake case and not one of the catalog's`);

@@ -12,7 +12,7 @@ import type { AgentError } from './agent-error.js';
 import type { Page } from './brand.js';
 import { utf8Length } from './body.js';
 import { SITE_CODES } from './site-codes.js';
-import { checkRules, DELAY, isWhole, type Checks } from '../core/refuse.js';
+import { checkRules, DELAY, isWhole, refuse, type Checks } from '../core/refuse.js';
 
 /** Options every adapter takes. */
 export interface AgentFriendlyOptions {
@@ -71,6 +71,7 @@ function header(headers: RequestHeadersLike, name: string): string | null {
 
 /** True when the request carries an HTTP Message Signature (RFC 9421; Web Bot Auth adds Signature-Agent). */
 export function isSignedRequest(headers: RequestHeadersLike): boolean {
+  if (typeof headers !== 'object' || headers === null) refuse('isSignedRequest', 'headers', "a request's headers (a Headers or a record)", headers);
   return header(headers, 'signature') !== null && header(headers, 'signature-input') !== null;
 }
 
@@ -79,7 +80,8 @@ export function isSignedRequest(headers: RequestHeadersLike): boolean {
  * or Markdown at least as high as HTML. A signature only chooses the error format; it grants nothing.
  */
 export function isAgentRequest(request: Request | { headers: RequestHeadersLike }): boolean {
-  const headers = request.headers;
+  const headers = (request as Partial<Request> | null | undefined)?.headers;
+  if (typeof headers !== 'object' || headers === null) refuse('isAgentRequest', 'request', 'a request with headers (a Request, or { headers })', request);
   return isSignedRequest(headers) || acceptsLikeAnAgent(header(headers, 'accept'));
 }
 
@@ -97,6 +99,7 @@ export interface Rendered {
  * else `retryAfter`.
  */
 export function renderEnvelope(received: Envelope, status: number, accept: string | null, base: string, retryAfter = DEFAULT_RETRY_AFTER): Rendered {
+  if (typeof received !== 'object' || received === null || !Object.hasOwn(RETRY_WORDS, String(received.error?.retry))) refuse('renderEnvelope', 'received', 'an envelope { error: { code, message, field, retry, retry_after } }', received);
   // Sending, the site fills the delay its word calls for, as agentError requires or fills it.
   const word: RetryWordEntry = RETRY_WORDS[received.error.retry];
   const delay = word.default_retry_after ?? (word.requires.includes('retry_after') ? retryAfter : undefined);
@@ -187,6 +190,7 @@ function contentTypeOf(headers: HeadersInput): string | null {
  * and negotiated. Returns null when the app's body already is this contract and goes out as it is.
  */
 export function convertAppError(captured: CapturedError, accept: string | null, base: string, retryAfter?: number): Conversion | null {
+  if (typeof captured !== 'object' || captured === null || typeof captured.status !== 'number') refuse('convertAppError', 'captured', "an app's error response { status, headers, body }", captured);
   if (alreadyInContract(contentTypeOf(captured.headers), captured.body)) return null;
   const envelope = fromResponse(captured.status, captured.headers, captured.body);
   const { code } = envelope.error;
@@ -248,9 +252,13 @@ export async function renderProblemPage(
   pathname: string,
   headers: RequestHeadersLike,
   options: AgentFriendlyOptions,
-  base = baseOf(options, header(headers, 'host'), false),
+  base?: string,
 ): Promise<Rendered | null> {
   checkRules('renderProblemPage', options, FRIENDLY_CHECKS);
+  if (typeof headers !== 'object' || headers === null) refuse('renderProblemPage', 'headers', "the request's headers (a Headers or a record)", headers);
+  if (typeof method !== 'string' || typeof pathname !== 'string') refuse('renderProblemPage', typeof method !== 'string' ? 'method' : 'pathname', 'a string', typeof method !== 'string' ? method : pathname);
+  options ??= {};
+  base ??= baseOf(options, header(headers, 'host'), false);
   if (options.docs === false || (method !== 'GET' && method !== 'HEAD')) return null;
   const prefix = `${docsPrefix(options.base)}/problems/`;
   if (!pathname.startsWith(prefix)) return null;
