@@ -116,7 +116,7 @@ export const LINT_RULES = [
     "id": "error-example-review",
     "severity": "error",
     "in": "responses",
-    "summary": "Every error example passes the violations review: no prose promising a retry without a delay, no Retry-After that disagrees with the body.",
+    "summary": "Every error example passes the violations review, in whatever format the lint reads it: no prose promising a retry without a delay, no Retry-After that disagrees with the body, no retry word that waits without a delay. An example in this package's envelope or problem is reviewed as it is; one in any other format (recognised, or the lint config's) is read as the envelope, with each message the format keeps (every error of a list), its retry word and its delay (or one fromResponse finds, such as google.rpc.Status's RetryInfo), and held to those three rules.",
     "fix": "Put the delay in the body's field and declare it as Retry-After, from one number.",
     "compare": "No common ruleset reads the example's prose for a retry promise.",
     "bad": "'403':\n  description: Not allowed\n  content:\n    application/problem+json:\n      schema: {$ref: '#/components/schemas/Problem'}\n      example: {type: 'https://api.example.com/problems/not_allowed', title: Not allowed, status: 403, code: not_allowed, next_step: give_up, retry: 'no', detail: Not allowed right now; try again later.}",

@@ -253,7 +253,7 @@ describe('the one check, checkRules', () => {
 
   it('throws only a TypeError starting with the function, whatever it is given', () => {
     fc.assert(
-      fc.property(fc.anything({ withObjectString: true, withNullPrototype: true }), (value) => {
+      fc.property(fc.anything({ withObjectString: true, withNullPrototype: true, withBigInt: true }), (value) => {
         try {
           checkRules('someFunction', value, checks);
         } catch (error) {

@@ -7,7 +7,12 @@ export function quote(value: unknown): string {
   try {
     return (typeof value === 'number' || typeof value === 'function' ? undefined : JSON.stringify(value)) ?? String(value);
   } catch {
-    return String(value);
+    try {
+      return String(value);
+    } catch {
+      // What neither JSON nor String can show (a bigint inside an object with no prototype, a toString that is no function).
+      return Object.prototype.toString.call(value);
+    }
   }
 }
 

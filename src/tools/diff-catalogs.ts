@@ -34,6 +34,7 @@ interface CodeInfo {
   readonly hasDraftMember: boolean;
 }
 
+/** One side of a catalog comparison: its codes and its own retry words, as read. */
 export interface CatalogSide {
   readonly codes: Map<string, CodeInfo>;
   /** The side's own retry words, or null when it carries none. */

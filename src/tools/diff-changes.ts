@@ -2,6 +2,8 @@
 // non-breaking by the rule tables (schema/diff-rules.json, generated/diff-rules.ts), the collector
 // both the catalog and the OpenAPI comparison add their changes to, and the text the CLI prints.
 import { BREAKING_RULES, NON_BREAKING_RULES, type DiffRule } from '../../generated/diff-rules.js';
+import { own } from '../core/json.js';
+import { refuseArgument } from './lint-documents.js';
 
 /** One rule of the review, as the docs table lists it. */
 export interface DiffRuleInfo {
@@ -46,6 +48,7 @@ export interface DiffOptions {
 
 /** A value for a message: strings quoted, numbers as they are. */
 export const show = (value: string | number): string => (typeof value === 'string' ? JSON.stringify(value) : String(value));
+/** Values for a message, each as show() gives it, joined by commas. */
 export const showList = (values: Iterable<string | number>): string => [...values].map(show).join(', ');
 
 interface Found {
@@ -84,8 +87,27 @@ export class Collector {
   }
 }
 
+/** True for a change as diffCatalog makes it: a rule of the tables, a pointer, a message, a fix, and a code or word when it names one. */
+function isChange(value: unknown): boolean {
+  const optional = (key: string): boolean => own(value, key) === undefined || typeof own(value, key) === 'string';
+  return (
+    typeof own(value, 'rule') === 'string' &&
+    FIXES.has(own(value, 'rule') as string) &&
+    ['pointer', 'message', 'fix'].every((key) => typeof own(value, key) === 'string') &&
+    optional('code') &&
+    optional('word')
+  );
+}
+
 /** One line of text per change, breaking first, then a summary line (no final newline); what the CLI prints. */
 export function formatDiff(result: DiffResult): string {
+  for (const side of ['breaking', 'nonBreaking'] as const) {
+    const changes = own(result, side);
+    if (!Array.isArray(changes)) refuseArgument('formatDiff', 'result', 'what diffCatalog returns ({breaking, nonBreaking}, two lists of changes)', result);
+    for (let i = 0; i < changes.length; i += 1) {
+      if (!isChange(changes[i])) refuseArgument('formatDiff', `result.${side}[${i}]`, 'a change ({rule, pointer, message, fix}), as diffCatalog makes it', changes[i]);
+    }
+  }
   const line = (label: string, change: Change): string => {
     const subject = change.code ?? change.word;
     return `${label} ${change.rule}${subject !== undefined ? ` ${subject}` : ''} at ${change.pointer === '' ? '(document root)' : change.pointer}: ${change.message} Fix: ${change.fix}`;

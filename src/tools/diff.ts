@@ -23,9 +23,12 @@
 //   already meet envelopes whose field or delay is null (fromResponse gives null when a response
 //   did not name them), and no site's existing responses stop validating.
 //
-// Nothing here throws on what it is given, except the one programming error of passing a side that
-// is neither a catalog (an object with `codes`) nor an OpenAPI document (an object with `openapi`).
+// Nothing here throws on what the documents contain; a side that is neither a catalog (an object
+// with `codes`) nor an OpenAPI document (an object with `openapi`), or an option of the wrong type,
+// is a TypeError naming diffCatalog.
 import { isRecord, type JsonObject } from '../core/json.js';
+import { checkRules, type Checks } from '../core/refuse.js';
+import { refuseArgument } from './lint-documents.js';
 import { diffCatalogs, readCatalog } from './diff-catalogs.js';
 import { Collector, type DiffOptions, type DiffResult } from './diff-changes.js';
 import { catalogDeclared, diffDeclared, openApiDeclared, type Declared } from './diff-openapi.js';
@@ -44,34 +47,30 @@ export function contractKind(document: unknown): ContractKind | undefined {
   return undefined;
 }
 
-const describe = (value: unknown): string =>
-  value === null || value === undefined
-    ? String(value)
-    : Array.isArray(value)
-      ? 'an array'
-      : typeof value === 'string'
-        ? 'a string (pass the parsed JSON or YAML, not its text or its path)'
-        : typeof value === 'object'
-          ? 'an object with neither `codes` nor `openapi`'
-          : `a ${typeof value}`;
+/** What each option of diffCatalog() takes. */
+const DIFF_CHECKS: Checks<DiffOptions> = {
+  closedEnums: [(value) => typeof value === 'boolean', 'true or false'],
+};
 
 /**
  * The breaking-change review of an error contract: `before` and `after` are two parsed catalogs
  * (shaped like schema/catalog.json, or a site's extension catalog) or two parsed OpenAPI 3.0/3.1
  * documents. Breaking changes first, then the changes reported as non-breaking; see BREAKING_RULES
- * and NON_BREAKING_RULES. Never throws on what the documents contain; throws a TypeError only when
- * a side is neither a catalog (an object with `codes`) nor an OpenAPI document (one with `openapi`).
+ * and NON_BREAKING_RULES. Never throws on what the documents contain; throws a TypeError naming
+ * diffCatalog when a side is neither a catalog (an object with `codes`) nor an OpenAPI document (one
+ * with `openapi`), or an option is unknown or of the wrong type.
  */
 export function diffCatalog(before: unknown, after: unknown, options: DiffOptions = {}): DiffResult {
   const kinds = [before, after].map((document, i) => {
     const kind = contractKind(document);
     if (kind === undefined) {
-      throw new TypeError(
-        `diffCatalog: the ${i === 0 ? 'before' : 'after'} document must be a parsed error catalog (an object with a \`codes\` member, like schema/catalog.json) or a parsed OpenAPI 3.0/3.1 document (an object with an \`openapi\` member); got ${describe(document)}.`,
-      );
+      // Text read from a file is the commonest mistake: say what to pass instead.
+      const hint = typeof document === 'string' ? ', parsed from its JSON or YAML (not its text or its path)' : '';
+      refuseArgument('diffCatalog', i === 0 ? 'before' : 'after', `a parsed error catalog (an object with a \`codes\` member, like schema/catalog.json) or a parsed OpenAPI 3.0/3.1 document (an object with an \`openapi\` member)${hint}`, document);
     }
     return kind;
   });
+  checkRules('diffCatalog', options, DIFF_CHECKS);
   const out = new Collector(options.closedEnums === true);
   const b = before as JsonObject;
   const a = after as JsonObject;

@@ -9,7 +9,7 @@ import type { RetryWord } from '../../generated/types.js';
 import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
 import { isRetryWord } from '../core/catalog.js';
 import { escapeToken, isRecord } from '../core/json.js';
-import { LintInputError, show } from './lint-documents.js';
+import { LintInputError, refuseArgument, show } from './lint-documents.js';
 import type { ErrorFormat, Part } from './lint-format.js';
 
 /** How a finding counts: an error fails the lint, a warning is printed and passes. */
@@ -42,6 +42,7 @@ const MAX_CODES = 10_000;
  * `label` names where it came from (a file, or the spec's x-agent-errors).
  */
 export function checkLintConfig(value: unknown, label: string): LintConfig {
+  if (typeof label !== 'string') refuseArgument('checkLintConfig', 'label', 'a string naming where the config came from', label);
   const problems: string[] = [];
   const fail = (pointer: string, what: string): void => void problems.push(`${pointer || '(the config)'} ${what}`);
   if (!isRecord(value)) throw new LintInputError(`${label} is not a lint config: it is ${show(value)}, not an object`);
@@ -80,8 +81,23 @@ export function checkLintConfig(value: unknown, label: string): LintConfig {
   return value as LintConfig;
 }
 
+/**
+ * A config given as an option of the function `who` (lintOpenApi, toSarif), checked: undefined
+ * stays undefined, and a config that is wrong is a TypeError naming `who` and each member at fault.
+ */
+export function configOption(who: string, value: unknown): LintConfig | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return checkLintConfig(value, `${who}: config`);
+  } catch (error) {
+    throw new TypeError((error as Error).message, { cause: error });
+  }
+}
+
 /** Reads a lint config file (JSON, or YAML unless it ends in .json) and checks it. */
 export async function readLintConfig(path: string): Promise<LintConfig> {
+  // A number would be read as a file descriptor, and a NUL byte is refused by fs with an internal error.
+  if (typeof path !== 'string' || path === '' || path.includes('\0')) refuseArgument('readLintConfig', 'path', 'the path of a lint config file (JSON or YAML)', path);
   let text: string;
   try {
     text = await readFile(path, 'utf8');

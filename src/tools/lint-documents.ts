@@ -2,12 +2,14 @@
 // them is reported as a place in the user's own document (lintOpenApi's findings point there).
 import { dirname, relative } from 'node:path';
 import { escapeToken, member, own, unescapeToken } from '../core/json.js';
+import { quote } from '../core/refuse.js';
 
 /**
  * Thrown by lintOpenApi() when it cannot lint the input at all: the file given cannot be read or
- * parsed, it is neither OpenAPI 3.0 or 3.1 nor Swagger 2.0, the lint config is wrong, or an
- * allowRemoteRefs prefix is no http or https URL. A usage error (the CLI's exit code 2), never a
- * finding. A $ref the options do not allow, or one that leads nowhere, is no such error: it is a
+ * parsed, it is neither OpenAPI 3.0 or 3.1 nor Swagger 2.0, or the spec's own lint config is wrong
+ * (and by readLintConfig, checkLintConfig and checkBaseline for a file or value that is wrong). A
+ * usage error (the CLI's exit code 2), never a finding; an argument or option of the wrong type is
+ * a TypeError instead. A $ref the options do not allow, or one that leads nowhere, is no such error: it is a
  * ref-not-allowed or ref-unresolved finding, and the rest of the document is linted.
  */
 export class LintInputError extends Error {
@@ -41,6 +43,22 @@ export interface BrokenRef {
 
 const MAX_HOPS = 64;
 
+/**
+ * Throws the TypeError of an argument of the wrong type, worded as refuse() words it, with the value
+ * received cut to 120 characters: a whole OpenAPI document passed by mistake stays a readable message.
+ */
+export function refuseArgument(who: string, name: string, takes: string, value: unknown): never {
+  let got: string;
+  try {
+    got = quote(value);
+  } catch {
+    // quote() falls back to String(), which throws for an object without a prototype that JSON cannot carry (a bigint inside).
+    got = Object.prototype.toString.call(value);
+  }
+  throw new TypeError(`${who}: ${name} must be ${takes} (got ${got.length > 120 ? `${got.slice(0, 119)}…` : got})`);
+}
+
+/** A value as a message shows it: JSON cut to 80 characters, `missing` for undefined, never throwing. */
 export function show(value: unknown): string {
   if (value === undefined) return 'missing';
   try {
@@ -93,6 +111,7 @@ export function resolveRef(from: string, to: string): { file: string; hash: stri
   return { file: cut < 0 ? resolved : resolved.slice(0, cut), hash };
 }
 
+/** The user's document and the files its $refs load, with the $ref following that reports every place in the user's document. */
 export class Documents {
   /** The $refs that lead nowhere, keyed by place and $ref: each is one ref-unresolved finding. */
   readonly broken = new Map<string, BrokenRef>();

@@ -90,7 +90,20 @@ export class SchemaReader {
   }
 
   private readSchema(schema: Node): BodyReading {
-    const format = this.format ?? KNOWN_FORMATS.find((f) => f.match.every((place) => this.at(schema, place) !== null)) ?? KNOWN_FORMATS[KNOWN_FORMATS.length - 1]!;
+    const recognised = (): BodyReading => this.readAs(schema, KNOWN_FORMATS.find((f) => f.match.every((place) => this.at(schema, place) !== null)) ?? KNOWN_FORMATS[KNOWN_FORMATS.length - 1]!);
+    if (this.format === null) return recognised();
+    // A team that names its format may still answer with this package's envelope or problem (its
+    // generated components, or a copy): such a body is read as what it is, and always passes. The
+    // generated components are never read by the team's format; a team's own schema is, unless the
+    // team's format finds no code in it.
+    const generated = this.docs.isGenerated(schema.file);
+    const named = generated ? null : this.readAs(schema, this.format);
+    if (named !== null && named.found.code !== null) return named;
+    const own = recognised();
+    return isOwnFormat(own) || named === null ? own : named;
+  }
+
+  private readAs(schema: Node, format: FormatPlaces): BodyReading {
     const found = {} as Record<Part, string | null>;
     let codes: string[] | null = null;
     for (const part of PARTS) {
@@ -164,6 +177,15 @@ export class SchemaReader {
   }
 }
 
+/**
+ * True for a body read as this package's own envelope, or as a problem that keeps the catalog's code
+ * and retry word: this package's validators check its examples, and its codes are the catalog's.
+ */
+export function isOwnFormat(reading: BodyReading): boolean {
+  const { format, found } = reading;
+  return !format.named && (format.id === 'envelope' || (format.id === 'problem' && found.code === '/code' && found.retry !== null));
+}
+
 /** True when a schema lists `key` in its required members. */
 function requires(schema: unknown, key: string): boolean {
   const list = own(schema, 'required');
@@ -198,6 +220,24 @@ export function valueAt(body: unknown, place: string): unknown {
     if (token === '*') current = Array.isArray(current) ? current[0] : undefined;
     else current = own(current, unescapeToken(token));
     if (current === undefined) return undefined;
+  }
+  return current;
+}
+
+/** Every value an example has at a place: `*` takes each item of a list, so a list of errors gives one value per error. */
+export function valuesAt(body: unknown, place: string): unknown[] {
+  let current: unknown[] = [body];
+  for (const token of place.slice(1).split('/')) {
+    const next: unknown[] = [];
+    for (const value of current) {
+      if (token === '*') {
+        if (Array.isArray(value)) next.push(...value);
+      } else {
+        const child = own(value, unescapeToken(token));
+        if (child !== undefined) next.push(child);
+      }
+    }
+    current = next;
   }
   return current;
 }

@@ -21,11 +21,13 @@ import { CODES, RETRY_WORDS } from '../../generated/catalog.js';
 import type { RetryWord } from '../../generated/types.js';
 import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
 import { codeForStatus, isKnownCode, isRetryWord } from '../core/catalog.js';
+import { delayFrom } from '../core/delay.js';
 import { escapeToken, isRecord, member, own } from '../core/json.js';
+import { checkRules, isWhole, type Checks } from '../core/refuse.js';
 import { NOT_A_MEMBER, validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
-import { checkLintConfig, mergeConfigs, settingOf, SPEC_CONFIG_MEMBER, type LintConfig, type Severity } from './lint-config.js';
-import { Documents, LintInputError, resolveRef, show, unlessRefused, type Node } from './lint-documents.js';
-import { catalogCodes, namedFormat, SchemaReader, throughEmptyList, valueAt, type BodyReading } from './lint-format.js';
+import { checkLintConfig, configOption, mergeConfigs, settingOf, SPEC_CONFIG_MEMBER, type LintConfig, type Severity } from './lint-config.js';
+import { Documents, LintInputError, refuseArgument, resolveRef, show, unlessRefused, type Node } from './lint-documents.js';
+import { catalogCodes, isOwnFormat, namedFormat, SchemaReader, throughEmptyList, valueAt, valuesAt, type BodyReading } from './lint-format.js';
 import { guardedResolvers, RefAllowanceError, refPolicy } from './ref-policy.js';
 import { fromSwagger2, swaggerPointer } from './swagger.js';
 import { violations, type ViolationRule } from './violations.js';
@@ -50,6 +52,32 @@ export interface LintFinding {
   readonly fix: string;
   /** The operations that reach this place, as `GET /orders`, sorted; empty for a finding about the document itself. */
   readonly operations: readonly string[];
+}
+
+const SEVERITIES: readonly unknown[] = ['error', 'warning'];
+
+/** True for a finding as lintOpenApi makes it: a rule of LINT_RULES, a severity, a pointer, a message, a fix and the operations, all of their types. */
+export function isLintFinding(value: unknown): value is LintFinding {
+  const operations = own(value, 'operations');
+  return (
+    typeof own(value, 'rule') === 'string' &&
+    RULES.has(own(value, 'rule') as string) &&
+    SEVERITIES.includes(own(value, 'severity')) &&
+    typeof own(value, 'pointer') === 'string' &&
+    typeof own(value, 'message') === 'string' &&
+    typeof own(value, 'fix') === 'string' &&
+    Array.isArray(operations) &&
+    operations.every((o) => typeof o === 'string')
+  );
+}
+
+/** Refuses, with a TypeError naming the function `who`, findings that are not a list of lint findings (the one at fault named by its index). */
+export function checkFindings(who: string, findings: unknown): asserts findings is readonly LintFinding[] {
+  if (!Array.isArray(findings)) refuseArgument(who, 'findings', 'an array of lint findings', findings);
+  // By index, not forEach: a hole in a sparse array is no finding either.
+  for (let i = 0; i < findings.length; i += 1) {
+    if (!isLintFinding(findings[i])) refuseArgument(who, `findings[${i}]`, 'a lint finding ({rule, severity, pointer, message, fix, operations})', findings[i]);
+  }
 }
 
 /** Options of lintOpenApi(). */
@@ -93,6 +121,31 @@ export interface LintOpenApiOptions {
   readonly allowRefsOutside?: boolean | readonly string[];
 }
 
+/** A list of strings, each passing `ok`. */
+const listOf =
+  (ok: (item: string) => boolean) =>
+  (value: unknown): boolean =>
+    Array.isArray(value) && value.every((item) => typeof item === 'string' && ok(item));
+/** A path Node can open: a string, not empty, without the NUL byte fs refuses with an internal error. */
+const isPath = (value: unknown): boolean => typeof value === 'string' && value !== '' && !value.includes('\0');
+/** An http or https URL, as allowRemoteRefs lists its prefixes. */
+const isRemotePrefix = (value: string): boolean => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+/** One code of siteCatalog: the example checks compare its status and retry word, so both must be real ones. */
+const isSiteEntry = (value: unknown): boolean => {
+  const status = own(value, 'status');
+  return Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599 && isRetryWord(own(value, 'retry'));
+};
+
+/** What each option of lintOpenApi() takes; the config's own members are checked by checkLintConfig, which names each one at fault. */
+const LINT_OPENAPI_CHECKS: Checks<LintOpenApiOptions> = {
+  siteCodes: [listOf(() => true), 'a list of code strings'],
+  siteCatalog: [(value) => isRecord(value) && Object.values(value).every(isSiteEntry), 'a record of the site\'s codes, each {status: a whole number from 100 to 599, retry: a retry word}'],
+  config: [isRecord, 'a lint config object ({format, retryByCode, rules})'],
+  cwd: [isPath, 'a folder path'],
+  allowRemoteRefs: [(value) => typeof value === 'boolean' || listOf(isRemotePrefix)(value), 'true, false or a list of http or https URL prefixes'],
+  allowRefsOutside: [(value) => typeof value === 'boolean' || listOf(isPath)(value), 'true, false or a list of folder paths'],
+};
+
 // ---------------------------------------------------------------------------------------------
 // Rules, from the generated table
 // ---------------------------------------------------------------------------------------------
@@ -101,6 +154,12 @@ const RULES = new Map(LINT_RULES.map((r, i) => [r.id as string, { ...r, order: i
 
 /** The rules of violations() that the validators cannot see: prose and headers. */
 const REVIEW_ONLY: ReadonlySet<ViolationRule> = new Set<ViolationRule>(['promise-without-delay', 'retry-after-disagrees', 'retry-after-missing']);
+/**
+ * The rules of violations() an example in any other format is held to, once read as the envelope:
+ * prose, Retry-After, and a retry word of its own that waits with no delay anywhere in the body. The
+ * rest speak of the envelope's own members (field, the contract), which a team's format need not have.
+ */
+const TEAM_REVIEW: ReadonlySet<ViolationRule> = new Set<ViolationRule>([...REVIEW_ONLY, 'wait-without-delay']);
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 /** A JSON media type: application/json, application/problem+json, any other +json. */
@@ -269,15 +328,23 @@ async function load(input: string | object, options: LintOpenApiOptions): Promis
     home = cwd;
     base = cwd.endsWith('/') || cwd.endsWith('\\') ? cwd : `${cwd}/`;
     document = input;
-    label = 'the document';
+    label = 'lintOpenApi: input';
   } else {
-    throw new LintInputError(`lintOpenApi takes a file path or a parsed document object, not ${show(input)}`);
+    // lintOpenApi() refuses any other input before it gets here.
+    throw new TypeError(`lintOpenApi: input must be a file path or a parsed OpenAPI document object (got ${show(input)})`);
   }
-  const version = versionOf(document, label);
+  let version: '3.0' | '3.1' | '2.0';
+  try {
+    version = versionOf(document, label);
+  } catch (error) {
+    // A file that is no OpenAPI is a usage error of the CLI; an object that is none, an argument of the wrong type.
+    if (typeof input !== 'string' && error instanceof LintInputError) throw new TypeError(error.message, { cause: error });
+    throw error;
+  }
   const record = document as Record<string, unknown>;
   const findings = structure(record, version);
   const own_ = own(record, SPEC_CONFIG_MEMBER);
-  const config = mergeConfigs(own_ === undefined ? undefined : checkLintConfig(own_, `the spec's ${SPEC_CONFIG_MEMBER}`), options.config && checkLintConfig(options.config, 'the config option'));
+  const config = mergeConfigs(own_ === undefined ? undefined : checkLintConfig(own_, `the spec's ${SPEC_CONFIG_MEMBER}`), configOption('lintOpenApi', options.config));
   let pointerOf = (pointer: string): string => pointer;
   if (version === '2.0') {
     document = await fromSwagger2(record, label);
@@ -521,8 +588,7 @@ class Linter {
   private example(example: Node, reading: BodyReading, media: string, status: string, retryAfter: string | undefined, strict: boolean): void {
     const { format, found } = reading;
     // The envelope and a problem with the catalog's members are checked by this package's validators.
-    const ours = !format.named && (format.id === 'envelope' || (format.id === 'problem' && found.code === '/code' && found.retry !== null));
-    if (ours) return this.ourExample(example, format.id === 'envelope' ? 'envelope' : 'problem', status, retryAfter, strict);
+    if (isOwnFormat(reading)) return this.ourExample(example, format.id === 'envelope' ? 'envelope' : 'problem', status, retryAfter, strict);
     const body = example.value;
     const faults: string[] = [];
     // A place through a list the example leaves empty (no errors at all) has nothing to check, and
@@ -544,6 +610,46 @@ class Linter {
       faults.push(`its code ${show(code)} has no retry word in the config's retryByCode`);
     }
     if (faults.length > 0) this.add('error-example-valid', example, `the ${media} example${format.named ? '' : ` (${format.id} format)`}: ${faults.join('; ')}`);
+    this.teamReview(example, reading, media, status, retryAfter);
+  }
+
+  /**
+   * The violations review of an example in a format other than this package's: the parts it needs
+   * (the message, the retry word, the delay), read where the format keeps them, are put where the
+   * envelope keeps them, which is what violations() reads, and the TEAM_REVIEW rules are reported.
+   */
+  private teamReview(example: Node, reading: BodyReading, media: string, status: string, retryAfter: string | undefined): void {
+    const { format, found } = reading;
+    const body = example.value;
+    const code = found.code === null ? undefined : valueAt(body, found.code);
+    const retry = found.retry === null ? undefined : valueAt(body, found.retry);
+    const word = isRetryWord(retry) ? retry : undefined;
+    const given = found.delay === null ? undefined : valueAt(body, found.delay);
+    // The delay where the format keeps it, else wherever fromResponse would find one (google's RetryInfo, a top-level retry_after).
+    const seconds = typeof given === 'number' && given >= 0 && Number.isFinite(given) ? given : delayFrom(undefined, body);
+    const delay = seconds === null ? null : Math.ceil(seconds);
+    // Every message the format keeps (each item of a list of errors), each reviewed as the envelope's message.
+    const messages: [place: string, text: string][] = [];
+    for (const place of format.places.message) for (const text of valuesAt(body, place)) if (typeof text === 'string') messages.push([place, text]);
+    const numeric = /^\d{3}$/.test(status) ? Number(status) : undefined;
+    // A Retry-After beside a body that says nothing of waiting has nothing to disagree with: the format keeps the delay in the header alone.
+    const headers = retryAfter !== undefined && (delay !== null || word !== undefined) ? { 'retry-after': retryAfter } : undefined;
+    const read = [
+      ...(word === undefined ? [] : [`error.retry from ${found.retry}`]),
+      ...(delay === null ? [] : [`error.retry_after from ${found.delay !== null && given === seconds ? found.delay : "the body's delay"}`]),
+    ];
+    const seen = new Set<string>();
+    for (const [place, text] of messages.length > 0 ? messages : [[null, undefined] as const]) {
+      const error = { code: typeof code === 'string' ? code : String(code ?? ''), message: text, field: null, ...(word === undefined ? {} : { retry: word }), retry_after: delay };
+      for (const v of violations([{ name: 'example', status: numeric, headers, body: { error } }])) {
+        if (!TEAM_REVIEW.has(v.rule)) continue;
+        const how = [...(place === null ? [] : [`error.message from ${place}`]), ...read];
+        const message = `the ${media} example${format.named ? '' : ` (${format.id} format)`}, read as the envelope${how.length > 0 ? ` (${how.join(', ')})` : ''}: ${v.message} (${v.rule})`;
+        if (seen.has(message)) continue;
+        seen.add(message);
+        this.add('error-example-review', example, message);
+      }
+    }
   }
 
   private ourExample(example: Node, kind: 'envelope' | 'problem', status: string, retryAfter: string | undefined, strict: boolean): void {
@@ -640,11 +746,17 @@ function sortFindings(findings: LintFinding[]): LintFinding[] {
  * schema or response used by many operations is one finding listing them.
  *
  * @throws LintInputError (a usage error, never a finding) when the file cannot be read or parsed,
- *   the document is neither OpenAPI 3.0.x or 3.1.x nor Swagger 2.0, the config is not valid, or an
- *   allowRemoteRefs prefix is no URL.
+ *   it is neither OpenAPI 3.0.x or 3.1.x nor Swagger 2.0, or the spec's own x-agent-errors config
+ *   is not valid.
+ * @throws TypeError naming lintOpenApi and the argument or option at fault when `input` is neither
+ *   a file path nor an object, a document object is neither OpenAPI 3.0.x or 3.1.x nor Swagger 2.0,
+ *   an option is unknown or of the wrong type (an allowRemoteRefs prefix no http or https URL), or
+ *   the config option is not a valid lint config.
  * @example (await lintOpenApi('openapi.yaml')).map((f) => `${f.severity} ${f.pointer} ${f.rule}`)
  */
 export async function lintOpenApi(input: string | object, options: LintOpenApiOptions = {}): Promise<LintFinding[]> {
+  if (!(isPath(input) || (typeof input === 'object' && input !== null))) refuseArgument('lintOpenApi', 'input', 'a file path or a parsed OpenAPI document object', input);
+  checkRules('lintOpenApi', options, LINT_OPENAPI_CHECKS);
   const { docs, findings, config, pointerOf } = await load(input, options);
   const linter = new Linter(docs, options.siteCodes, config, options.siteCatalog);
   linter.run();
@@ -675,6 +787,12 @@ export interface FormatFindingsOptions {
   readonly operations?: number;
 }
 
+/** What each option of formatFindings() takes. */
+const FORMAT_FINDINGS_CHECKS: Checks<FormatFindingsOptions> = {
+  color: [(value) => typeof value === 'boolean', 'true or false'],
+  operations: [isWhole, 'a whole, non-negative number of operations to name'],
+};
+
 /** "GET /a, POST /b and 3 more" */
 export function operationList(operations: readonly string[], shown = 3): string {
   const head = operations.slice(0, shown).join(', ');
@@ -687,6 +805,8 @@ export function operationList(operations: readonly string[], shown = 3): string 
  * @example console.log(formatFindings(await lintOpenApi('openapi.yaml')))
  */
 export function formatFindings(findings: readonly LintFinding[], options: FormatFindingsOptions = {}): string {
+  checkFindings('formatFindings', findings);
+  checkRules('formatFindings', options, FORMAT_FINDINGS_CHECKS);
   const paint = (code: string, text: string): string => (options.color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const lines: string[] = [];
   const counts = new Map<string, number>();

@@ -1,7 +1,9 @@
 // The lint's findings for CI: GitHub Actions annotations, JUnit XML, and a baseline that lets a team
 // with a legacy spec adopt the lint today and fail only on what it adds.
-import { LintInputError, show } from './lint-documents.js';
-import { findingKey, operationList, type LintFinding } from './lint-openapi.js';
+import { own } from '../core/json.js';
+import { checkRules, refuse, type Checks } from '../core/refuse.js';
+import { LintInputError, refuseArgument, show } from './lint-documents.js';
+import { checkFindings, findingKey, operationList, type LintFinding } from './lint-openapi.js';
 import { locator } from './sarif.js';
 
 /** Options of the CI formats: the spec as the report names it, and its text for line numbers. */
@@ -10,6 +12,20 @@ export interface ReportOptions {
   readonly file: string;
   /** The spec's text (YAML or JSON): each annotation then gets the line of its member. */
   readonly source?: string;
+}
+
+/** What each option of the CI formats takes. */
+const REPORT_CHECKS: Checks<ReportOptions> = {
+  file: [(value) => typeof value === 'string', "the linted spec's path"],
+  source: [(value) => typeof value === 'string', "the spec's text"],
+};
+
+/** Refuses the findings and options of a CI format `who` with a TypeError naming it; `file` is required. */
+function checkReport(who: string, findings: unknown, options: unknown): asserts options is ReportOptions {
+  checkFindings(who, findings);
+  if (options === undefined) refuse(who, 'options', "an object with the spec's path as file", options);
+  checkRules(who, options, REPORT_CHECKS);
+  if ((options as ReportOptions).file === undefined) refuse(who, 'file', "the linted spec's path", undefined);
 }
 
 /** A workflow command's message: %, CR and LF escaped as GitHub's runner reads them back. */
@@ -23,6 +39,7 @@ const escapeProperty = (text: string): string => escapeData(text).replace(/:/g, 
  * @example process.stdout.write(toGithubAnnotations(findings, { file: 'openapi.yaml', source }))
  */
 export function toGithubAnnotations(findings: readonly LintFinding[], options: ReportOptions): string {
+  checkReport('toGithubAnnotations', findings, options);
   const locate = locator(options.source);
   return findings
     .map((f) => {
@@ -49,6 +66,7 @@ const xml = (text: string): string =>
  * warning; a spec with no findings is one passing test case.
  */
 export function toJunit(findings: readonly LintFinding[], options: ReportOptions): string {
+  checkReport('toJunit', findings, options);
   const failures = findings.filter((f) => f.severity === 'error').length;
   const cases = findings.map((f) => {
     const name = xml(`${f.rule} ${f.pointer || '/'}`);
@@ -86,21 +104,27 @@ export interface LintBaseline {
 
 /** A baseline of `findings`: each one's rule, pointer and message, sorted as the lint sorts them. */
 export function baselineOf(findings: readonly LintFinding[]): LintBaseline {
+  checkFindings('baselineOf', findings);
   return { tool: 'agent-errors lint', version: 1, findings: findings.map((f) => ({ rule: f.rule, pointer: f.pointer, message: f.message })) };
+}
+
+/** Why `value` is not a baseline, or null when it is one. */
+function notABaseline(value: unknown): string | null {
+  const entries = own(value, 'findings');
+  if (own(value, 'version') !== 1 || !Array.isArray(entries)) return 'it needs version 1 and a findings list (agent-errors lint --baseline writes one)';
+  // By index, not forEach: a hole in a sparse array is no entry either.
+  for (let i = 0; i < entries.length; i += 1) {
+    const e: unknown = entries[i];
+    if (typeof own(e, 'rule') !== 'string' || typeof own(e, 'pointer') !== 'string' || typeof own(e, 'message') !== 'string') return `/findings/${i} is ${show(e)}, not {rule, pointer, message}`;
+  }
+  return null;
 }
 
 /** `value` as a baseline, or a LintInputError saying what is wrong with it. */
 export function checkBaseline(value: unknown, label: string): LintBaseline {
-  const entries = (value as { findings?: unknown } | null)?.findings;
-  if (typeof value !== 'object' || value === null || (value as { version?: unknown }).version !== 1 || !Array.isArray(entries)) {
-    throw new LintInputError(`${label} is not a lint baseline: it needs version 1 and a findings list (agent-errors lint --baseline writes one)`);
-  }
-  entries.forEach((e: unknown, i) => {
-    const entry = e as Record<string, unknown> | null;
-    if (typeof entry !== 'object' || entry === null || typeof entry.rule !== 'string' || typeof entry.pointer !== 'string' || typeof entry.message !== 'string') {
-      throw new LintInputError(`${label} is not a lint baseline: /findings/${i} is ${show(e)}, not {rule, pointer, message}`);
-    }
-  });
+  if (typeof label !== 'string') refuseArgument('checkBaseline', 'label', 'a string naming where the baseline came from', label);
+  const why = notABaseline(value);
+  if (why !== null) throw new LintInputError(`${label} is not a lint baseline: ${why}`);
   return value as LintBaseline;
 }
 
@@ -110,6 +134,9 @@ export function checkBaseline(value: unknown, label: string): LintBaseline {
  * baseline entries no finding matches any more.
  */
 export function compareWithBaseline(findings: readonly LintFinding[], baseline: LintBaseline): { fresh: LintFinding[]; known: LintFinding[]; fixed: number } {
+  checkFindings('compareWithBaseline', findings);
+  const why = notABaseline(baseline);
+  if (why !== null) refuseArgument('compareWithBaseline', 'baseline', `a lint baseline, as baselineOf makes (${why})`, baseline);
   const key = findingKey;
   const left = new Map<string, number>();
   for (const entry of baseline.findings) left.set(key(entry), (left.get(key(entry)) ?? 0) + 1);

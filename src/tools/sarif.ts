@@ -2,8 +2,10 @@
 // (issue 6, item 5). The rules come from the generated LINT_RULES, never restated here.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
-import { settingOf, type LintConfig, type Severity } from './lint-config.js';
-import { operationList, type LintFinding } from './lint-openapi.js';
+import { isRecord } from '../core/json.js';
+import { checkRules, refuse, type Checks } from '../core/refuse.js';
+import { configOption, settingOf, type LintConfig, type Severity } from './lint-config.js';
+import { checkFindings, operationList, type LintFinding } from './lint-openapi.js';
 
 /** The `$schema` a SARIF 2.1.0 log names (SchemaStore's copy of the OASIS schema, as CodeQL writes it). */
 export const SARIF_SCHEMA_URI = 'https://json.schemastore.org/sarif-2.1.0.json';
@@ -66,6 +68,13 @@ export interface ToSarifOptions {
   /** The lint config the findings were made with: each rule's level is its severity there. */
   readonly config?: LintConfig;
 }
+
+/** What each option of toSarif() takes; the config's own members are checked as lintOpenApi checks them. */
+const TO_SARIF_CHECKS: Checks<ToSarifOptions> = {
+  uri: [(value) => typeof value === 'string', "the linted spec's path or URI"],
+  source: [(value) => typeof value === 'string', "the spec's text"],
+  config: [isRecord, 'a lint config object ({format, retryByCode, rules})'],
+};
 
 /** A file path as a SARIF uri-reference: forward slashes, and the characters a URI cannot carry escaped. */
 function toUriReference(path: string): string {
@@ -132,6 +141,11 @@ function levelOf(rule: LintRuleId, severity: Severity, config: LintConfig | unde
  * @example JSON.stringify(toSarif(await lintOpenApi('openapi.yaml'), { uri: 'openapi.yaml' }))
  */
 export function toSarif(findings: readonly LintFinding[], options: ToSarifOptions): SarifLog {
+  checkFindings('toSarif', findings);
+  if (options === undefined) refuse('toSarif', 'options', "an object with the spec's path as uri", options);
+  checkRules('toSarif', options, TO_SARIF_CHECKS);
+  if (options.uri === undefined) refuse('toSarif', 'uri', "the linted spec's path or URI", undefined);
+  const config = configOption('toSarif', options.config);
   const uri = toUriReference(options.uri);
   const index = new Map<string, number>(LINT_RULES.map((r, i) => [r.id, i]));
   const locate = locator(options.source);
@@ -163,7 +177,7 @@ export function toSarif(findings: readonly LintFinding[], options: ToSarifOption
               id: r.id,
               shortDescription: { text: r.summary },
               help: { text: r.fix },
-              defaultConfiguration: { level: levelOf(r.id, r.severity, options.config) },
+              defaultConfiguration: { level: levelOf(r.id, r.severity, config) },
             })),
           },
         },

@@ -4,7 +4,8 @@
 // either, or anything else; every finding names the body, a stable rule id, what is wrong (member
 // and value) and what to change. The rules, their ids, summaries and fixes are schema data
 // (schema/violation-rules.json, generated/violation-rules.ts); codes, statuses and retry words come
-// from the generated catalog. Nothing here throws, whatever it is given.
+// from the generated catalog. Nothing here throws on what a body holds: only a catalog that is no
+// list or record of entries, or an option of the wrong type, is refused, with a TypeError.
 import { CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { NextStep } from '../../generated/types.js';
 import { VIOLATION_RULES, type ViolationRule } from '../../generated/violation-rules.js';
@@ -13,6 +14,8 @@ import { delayFrom, retryAfterSeconds } from '../core/delay.js';
 import { headerValue, toHeaders, type HeadersInput } from '../core/headers.js';
 import { parseHttpDate, referenceClock } from '../core/http-date.js';
 import { isRecord, own, str, type JsonObject } from '../core/json.js';
+import { checkRules, type Checks } from '../core/refuse.js';
+import { refuseArgument } from './lint-documents.js';
 import { validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
 
 export { VIOLATION_RULES, type ViolationRule } from '../../generated/violation-rules.js';
@@ -40,6 +43,11 @@ export interface ViolationsOptions {
    */
   readonly now?: number;
 }
+
+/** What each option of violations() takes. */
+const VIOLATIONS_CHECKS: Checks<ViolationsOptions> = {
+  now: [(value) => typeof value === 'number' && Number.isFinite(value), 'a time in milliseconds since the epoch, as Date.now() gives'],
+};
 
 /** One rule of the review, as the docs table lists it. */
 export interface ViolationRuleInfo {
@@ -312,9 +320,12 @@ function review(entry: { status: unknown; headers: HeadersInput; hasHeaders: boo
 // The catalog
 // ---------------------------------------------------------------------------------------------
 
-/** The catalog's entries in input order, each with its name; whatever cannot be read is skipped. */
-function entriesOf(bodies: unknown): { name: string; entry: unknown }[] {
-  const out: { name: string; entry: unknown }[] = [];
+/** An entry whose reading threw (a hostile getter or proxy): reviewed as a body that could not be read. */
+const UNREAD: unique symbol = Symbol('unread');
+
+/** The catalog's entries in input order, each with its name and where the caller put it; whatever cannot be read is skipped. */
+function entriesOf(bodies: unknown): { name: string; at: string; entry: unknown }[] {
+  const out: { name: string; at: string; entry: unknown }[] = [];
   try {
     if (Array.isArray(bodies)) {
       for (let i = 0; i < bodies.length; i += 1) {
@@ -325,9 +336,9 @@ function entriesOf(bodies: unknown): { name: string; entry: unknown }[] {
           const given = own(entry, 'name');
           if (typeof given === 'string') name = given;
         } catch {
-          entry = undefined;
+          entry = UNREAD;
         }
-        out.push({ name, entry });
+        out.push({ name, at: `bodies[${i}]`, entry });
       }
     } else if (isRecord(bodies)) {
       for (const name of Object.keys(bodies)) {
@@ -335,9 +346,9 @@ function entriesOf(bodies: unknown): { name: string; entry: unknown }[] {
         try {
           entry = bodies[name];
         } catch {
-          entry = undefined;
+          entry = UNREAD;
         }
-        out.push({ name, entry });
+        out.push({ name, at: `bodies[${JSON.stringify(name)}]`, entry });
       }
     }
   } catch {
@@ -352,21 +363,23 @@ function entriesOf(bodies: unknown): { name: string; entry: unknown }[] {
  * seconds, a fix that names no parameter, prose that promises a retry without a time, a
  * Retry-After that disagrees with the body or is missing (only when `headers` is given), a body
  * outside the contract, an unknown next step or retry word, and a status the catalog does not give
- * the code. An empty list means the catalog passes. Never throws.
+ * the code. An empty list means the catalog passes. Never throws on what a body holds; throws a
+ * TypeError naming violations when `bodies` is no list or record of entry objects, or an option is
+ * unknown or of the wrong type.
  * @example violations([{ name: 'busy', body: { error: 'Too many requests, try again later' } }]).map((v) => v.rule)
  * // ['promise-without-delay', 'not-the-contract']
  */
 export function violations(bodies: CatalogBodies, options: ViolationsOptions = {}): Violation[] {
+  if (typeof bodies !== 'object' || bodies === null) refuseArgument('violations', 'bodies', 'a list of {name, status, headers, body} or a record of {status, headers, body} by name', bodies);
+  checkRules('violations', options, VIOLATIONS_CHECKS);
+  const now = options.now;
   const out: Violation[] = [];
-  let now: number | undefined;
-  try {
-    now = typeof options?.now === 'number' ? options.now : undefined;
-  } catch {
-    now = undefined;
-  }
-  for (const { name, entry } of entriesOf(bodies)) {
+  for (const { name, at, entry } of entriesOf(bodies)) {
+    // An entry that is no object is a catalog of the wrong shape (a body where {body} belongs), not a body to review.
+    if (entry !== UNREAD && (typeof entry !== 'object' || entry === null || Array.isArray(entry))) refuseArgument('violations', at, 'an entry {name, status, headers, body}', entry);
     let findings: Finding[];
     try {
+      if (entry === UNREAD) throw new Error('unread');
       const headers = own(entry, 'headers') as HeadersInput;
       findings = review({ status: own(entry, 'status'), headers, hasHeaders: headers !== undefined, body: own(entry, 'body') }, now);
     } catch {

@@ -86,7 +86,11 @@ describe('a team’s own error format', () => {
 
   it('refuses a config that is wrong, naming each member at fault, and never throws anything else', async () => {
     const bad = { format: { code: 'error.code', colour: '/x' }, retryByCode: { a: 'later' }, rules: { 'error-code': 'loud', 'no-such-rule': 'off' }, extra: 1 };
-    await expect(lintOpenApi(withBody({}), { config: bad as never })).rejects.toThrow(LintInputError);
+    // As an option, a wrong config is an argument of the wrong type; in the spec's x-agent-errors, a usage error of the spec.
+    await expect(lintOpenApi(withBody({}), { config: bad as never })).rejects.toThrow(/^lintOpenApi: config is not a valid lint config: .*\/format\/code must be a JSON pointer/);
+    await expect(lintOpenApi(withBody({}), { config: bad as never })).rejects.toBeInstanceOf(TypeError);
+    await expect(lintOpenApi(withBody({}, { 'x-agent-errors': bad }))).rejects.toThrow(LintInputError);
+    await expect(lintOpenApi(withBody({}, { 'x-agent-errors': bad }))).rejects.toThrow(/^the spec's x-agent-errors is not a valid lint config: /);
     try {
       checkLintConfig(bad, 'the config');
     } catch (error) {

@@ -328,11 +328,30 @@ describe('lintOpenApi reading files, and its usage errors', () => {
     expect(pairs(await lintOpenApi(join(dir, 'merge.yaml')))).toEqual([['retry-after-declared', '/paths/~1a/get/responses/503']]);
   });
 
-  it('refuses another OpenAPI or Swagger version and a non-object', async () => {
-    await rejects(lintOpenApi({ swagger: '1.2', paths: {} }), /swagger "1\.2"; only Swagger 2\.0 and OpenAPI 3\.0 and 3\.1 are read/);
-    await rejects(lintOpenApi({ openapi: '3.2.0', paths: {} }), /openapi "3\.2\.0"; only OpenAPI 3\.0\.x and 3\.1\.x \(and Swagger 2\.0\) are read/);
-    await rejects(lintOpenApi({ info: {} }), /neither an openapi nor a swagger member/);
-    await rejects(lintOpenApi([] as unknown as object), /not an OpenAPI document/);
+  it('refuses a file of another OpenAPI or Swagger version, or of no OpenAPI, as a usage error naming the file', async () => {
+    const file = async (name: string, text: string): Promise<string> => {
+      await writeFile(join(dir, name), text);
+      return join(dir, name);
+    };
+    await rejects(lintOpenApi(await file('swagger12.yaml', 'swagger: "1.2"\npaths: {}\n')), /swagger12\.yaml declares swagger "1\.2"; only Swagger 2\.0 and OpenAPI 3\.0 and 3\.1 are read/);
+    await rejects(lintOpenApi(await file('openapi32.json', '{"openapi": "3.2.0", "paths": {}}')), /openapi32\.json declares openapi "3\.2\.0"; only OpenAPI 3\.0\.x and 3\.1\.x \(and Swagger 2\.0\) are read/);
+    await rejects(lintOpenApi(await file('list.yaml', '- openapi: 3.1.0\n')), /list\.yaml is not an OpenAPI document: it is an array/);
+  });
+
+  it('refuses a document object of another version, or that is no OpenAPI document, with a TypeError naming lintOpenApi and its input', async () => {
+    const refused = async (input: unknown, pattern: RegExp): Promise<void> => {
+      const error = await lintOpenApi(input as object).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(TypeError);
+      expect((error as Error).message).toMatch(pattern);
+    };
+    await refused({ swagger: '1.2', paths: {} }, /^lintOpenApi: input declares swagger "1\.2"; only Swagger 2\.0 and OpenAPI 3\.0 and 3\.1 are read$/);
+    await refused({ openapi: '3.2.0', paths: {} }, /^lintOpenApi: input declares openapi "3\.2\.0"; only OpenAPI 3\.0\.x and 3\.1\.x \(and Swagger 2\.0\) are read$/);
+    await refused({ info: {} }, /^lintOpenApi: input is not an OpenAPI document: it has neither an openapi nor a swagger member$/);
+    await refused([], /^lintOpenApi: input is not an OpenAPI document: it is an array, not an object$/);
+    await refused(42, /^lintOpenApi: input must be a file path or a parsed OpenAPI document object \(got 42\)$/);
+    await refused(null, /^lintOpenApi: input must be a file path or a parsed OpenAPI document object \(got null\)$/);
+    await refused('', /^lintOpenApi: input must be a file path or a parsed OpenAPI document object \(got ""\)$/);
+    await refused('a\0b.yaml', /^lintOpenApi: input must be a file path /);
   });
 
   it('refuses a file it cannot read or parse, naming the file', async () => {

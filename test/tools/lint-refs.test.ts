@@ -127,9 +127,9 @@ describe('a $ref to an http or https URL', () => {
     expect(leaked(listed)).toBe(true);
   });
 
-  it('refuses an allowRemoteRefs prefix that is no http or https URL as a usage error', async () => {
-    await expect(lint(doc({}), { allowRemoteRefs: ['schemas.example.com'] })).rejects.toThrow(LintInputError);
-    await expect(lint(doc({}), { allowRemoteRefs: ['file:///etc/'] })).rejects.toThrow(/not an http or https URL/);
+  it('refuses an allowRemoteRefs prefix that is no http or https URL as an option of the wrong type', async () => {
+    await expect(lint(doc({}), { allowRemoteRefs: ['schemas.example.com'] })).rejects.toThrow(TypeError);
+    await expect(lint(doc({}), { allowRemoteRefs: ['file:///etc/'] })).rejects.toThrow('lintOpenApi: allowRemoteRefs must be true, false or a list of http or https URL prefixes (got ["file:///etc/"])');
   });
 });
 
