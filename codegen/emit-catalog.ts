@@ -1,10 +1,9 @@
-// generated/catalog.ts: the catalog as typed constant data, with every code's vendor equivalents and example bodies.
+// generated/catalog.ts (catalog.js and .d.ts for a site): the catalog as typed constant data, with every code's vendor equivalents and example bodies.
 import { STATUS_CODES } from 'node:http';
 import type { Catalog } from './catalog-model.js';
 import { allExamples } from './examples.js';
 import { headerSentence, scriptHeader, type HeaderSentence } from './header.js';
-
-const data = (value: unknown): string => JSON.stringify(value, null, 2);
+import { constant, types, type GeneratedModule } from './module.js';
 
 /** Reason phrases of the 4xx and 5xx statuses Node knows. */
 function statusText(): Record<number, string> {
@@ -27,74 +26,102 @@ function equivalents(codes: Catalog['codes']): Record<string, unknown> {
   return Object.fromEntries(Object.entries(codes).map(([code, { google, stripe }]) => [code, { google, stripe }]));
 }
 
-/** The text of generated/catalog.ts; `codePattern` is the Code pattern of schema/common.schema.json. */
-export function emitCatalog(catalog: Catalog, codePattern: string, header: HeaderSentence = headerSentence): string {
+/** generated/catalog.ts as a module; `codePattern` is the Code pattern of schema/common.schema.json. */
+export function emitCatalog(catalog: Catalog, codePattern: string, header: HeaderSentence = headerSentence): GeneratedModule {
   // As a JavaScript literal, its groups made non-capturing: the same language, matched without captures.
-  const pattern = new RegExp(codePattern.replace(/\((?!\?)/g, '(?:')).toString();
-  return [
-    scriptHeader('schema/catalog.json', header),
-    "import type { Code, CodeRetry, RetryWord, NextStep } from './types.js';",
-    '',
-    '/** How a retry word is rendered, what an error carrying it must include, and what an agent does. */',
-    'export interface RetryWordEntry {',
-    '  readonly next_step: NextStep;',
-    "  readonly requires: readonly ('field' | 'retry_after')[];",
-    '  readonly default_retry_after?: number;',
-    '  readonly idempotent_only?: boolean;',
-    '  readonly advice: string;',
-    '}',
-    '',
-    '/** One code of the catalog. */',
-    'export interface CodeEntry {',
-    '  readonly status: number;',
-    '  readonly retry: RetryWord;',
-    '  readonly title: string;',
-    '  readonly advice: string;',
-    "  readonly family: 'core' | 'identity' | 'payment' | 'negotiation' | 'site';",
-    '  readonly draft?: boolean;',
-    '}',
-    '',
-    "/** What a code is called in other vendors' error vocabularies. */",
-    'export interface EquivalentEntry {',
-    '  /** The google.rpc.Code name (AIP-193) an API in Google\'s dialect would send. */',
-    '  readonly google: string;',
-    '  /** The error type Stripe would send. */',
-    '  readonly stripe: string;',
-    '}',
-    '',
-    '/** Every retry word, keyed by the word. */',
-    `export const RETRY_WORDS = ${data(catalog.retry_words)} as const satisfies Record<RetryWord, RetryWordEntry>;`,
-    '',
-    '/** Every code, keyed by the code, in catalog order. Its example is in EXAMPLES, which no run-time path loads. */',
-    `export const CODES = ${data(meanings(catalog.codes))} as const satisfies { readonly [C in Code]: CodeEntry & { readonly retry: CodeRetry[C] } };`,
-    '',
-    "/** Every code's names in Google's and Stripe's vocabularies, for rendering an error in their dialects. */",
-    `export const EQUIVALENTS = ${data(equivalents(catalog.codes))} as const satisfies { readonly [C in Code]: EquivalentEntry };`,
-    '',
-    '/** The code an agent gives a response that names none, by HTTP status. */',
-    `export const STATUS_DEFAULTS: Readonly<Record<string, Code>> = ${data(catalog.status_defaults)};`,
-    '',
-    '/** The code for an error status that STATUS_DEFAULTS does not list, by class. */',
-    `export const STATUS_FALLBACKS = ${data(catalog.status_fallbacks)} as const satisfies { readonly '4xx': Code; readonly '5xx': Code };`,
-    '',
-    "/** What a code looks like, a catalog's or a site's own: lowercase snake case (common.schema.json, Code). */",
-    `export const CODE_PATTERN = ${pattern};`,
-    '',
-    "/** The catalog code whose status and retry word an agent gives a code it does not know (a site's own). */",
-    `export const UNKNOWN_CODE = ${JSON.stringify(catalog.unknown_code)} satisfies Code;`,
-    '',
-    "/** How an agent reads other vendors' error vocabularies: each table maps a vendor's value to a catalog code. */",
-    // Every other table's values are codes (load-catalog.ts checks them); crawler_error_header's are header names.
-    `export const READERS = ${data(catalog.readers)} as const satisfies { readonly next_step: Readonly<Record<NextStep, RetryWord>>; readonly signals: Readonly<Record<string, Code>>; readonly x402_error: Readonly<Record<string, Code>>; readonly crawler_error: Readonly<Record<string, Code>> } & Record<string, Readonly<Record<string, string>>>;`,
-    '',
-    '/** The reason phrase of every error status (RFC 9110 section 15), for messages when a response says nothing better. */',
-    `export const STATUS_TEXT: Readonly<Record<number, string>> = ${data(statusText())};`,
-    '',
-    '/** The origin the documentation examples use for problem type URIs. */',
-    `export const EXAMPLE_BASE = ${JSON.stringify(catalog.example_base)};`,
-    '',
-    '/** Each code\'s example: status, headers, envelope and problem body, as the docs and OpenAPI components show them. */',
-    `export const EXAMPLES = ${data(allExamples(catalog))} as const;`,
-    '',
-  ].join('\n');
+  const pattern = new RegExp(codePattern.replace(/\((?!\?)/g, '(?:'));
+  return {
+    header: scriptHeader('schema/catalog.json', header),
+    parts: [
+      types("import type { Code, CodeRetry, RetryWord, NextStep } from './types.js';"),
+      types(
+        [
+          '/** How a retry word is rendered, what an error carrying it must include, and what an agent does. */',
+          'export interface RetryWordEntry {',
+          '  readonly next_step: NextStep;',
+          "  readonly requires: readonly ('field' | 'retry_after')[];",
+          '  readonly default_retry_after?: number;',
+          '  readonly idempotent_only?: boolean;',
+          '  readonly advice: string;',
+          '}',
+        ].join('\n'),
+      ),
+      types(
+        [
+          '/** One code of the catalog. */',
+          'export interface CodeEntry {',
+          '  readonly status: number;',
+          '  readonly retry: RetryWord;',
+          '  readonly title: string;',
+          '  readonly advice: string;',
+          "  readonly family: 'core' | 'identity' | 'payment' | 'negotiation' | 'site';",
+          '  readonly draft?: boolean;',
+          '}',
+        ].join('\n'),
+      ),
+      types(
+        [
+          "/** What a code is called in other vendors' error vocabularies. */",
+          'export interface EquivalentEntry {',
+          "  /** The google.rpc.Code name (AIP-193) an API in Google's dialect would send. */",
+          '  readonly google: string;',
+          '  /** The error type Stripe would send. */',
+          '  readonly stripe: string;',
+          '}',
+        ].join('\n'),
+      ),
+      constant({ doc: '/** Every retry word, keyed by the word. */', name: 'RETRY_WORDS', value: catalog.retry_words, asConst: true, satisfies: 'Record<RetryWord, RetryWordEntry>' }),
+      constant({
+        doc: '/** Every code, keyed by the code, in catalog order. Its example is in EXAMPLES, which no run-time path loads. */',
+        name: 'CODES',
+        value: meanings(catalog.codes),
+        asConst: true,
+        satisfies: '{ readonly [C in Code]: CodeEntry & { readonly retry: CodeRetry[C] } }',
+      }),
+      constant({
+        doc: "/** Every code's names in Google's and Stripe's vocabularies, for rendering an error in their dialects. */",
+        name: 'EQUIVALENTS',
+        value: equivalents(catalog.codes),
+        asConst: true,
+        satisfies: '{ readonly [C in Code]: EquivalentEntry }',
+      }),
+      constant({ doc: '/** The code an agent gives a response that names none, by HTTP status. */', name: 'STATUS_DEFAULTS', value: catalog.status_defaults, type: 'Readonly<Record<string, Code>>' }),
+      constant({
+        doc: '/** The code for an error status that STATUS_DEFAULTS does not list, by class. */',
+        name: 'STATUS_FALLBACKS',
+        value: catalog.status_fallbacks,
+        asConst: true,
+        satisfies: "{ readonly '4xx': Code; readonly '5xx': Code }",
+      }),
+      constant({ doc: "/** What a code looks like, a catalog's or a site's own: lowercase snake case (common.schema.json, Code). */", name: 'CODE_PATTERN', value: pattern }),
+      constant({
+        doc: "/** The catalog code whose status and retry word an agent gives a code it does not know (a site's own). */",
+        name: 'UNKNOWN_CODE',
+        value: catalog.unknown_code,
+        satisfies: 'Code',
+      }),
+      constant({
+        doc: "/** How an agent reads other vendors' error vocabularies: each table maps a vendor's value to a catalog code. */",
+        name: 'READERS',
+        value: catalog.readers,
+        asConst: true,
+        // Every other table's values are codes (load-catalog.ts checks them); crawler_error_header's are header names.
+        satisfies:
+          '{ readonly next_step: Readonly<Record<NextStep, RetryWord>>; readonly signals: Readonly<Record<string, Code>>; readonly x402_error: Readonly<Record<string, Code>>; readonly crawler_error: Readonly<Record<string, Code>> } & Record<string, Readonly<Record<string, string>>>',
+      }),
+      constant({
+        doc: '/** The reason phrase of every error status (RFC 9110 section 15), for messages when a response says nothing better. */',
+        name: 'STATUS_TEXT',
+        value: statusText(),
+        type: 'Readonly<Record<number, string>>',
+      }),
+      constant({ doc: '/** The origin the documentation examples use for problem type URIs. */', name: 'EXAMPLE_BASE', value: catalog.example_base }),
+      constant({
+        doc: "/** Each code's example: status, headers, envelope and problem body, as the docs and OpenAPI components show them. */",
+        name: 'EXAMPLES',
+        value: allExamples(catalog),
+        asConst: true,
+      }),
+    ],
+  };
 }

@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Catalog } from './catalog-model.js';
 import { codeExamples } from './examples.js';
 import { headerSentence, markupHeader, scriptHeader, type HeaderSentence } from './header.js';
+import { constant, type GeneratedModule } from './module.js';
 
 /**
  * Text as one Markdown table cell: on one line, and with every character that could start markup
@@ -130,13 +131,18 @@ ${json(example.problem)}</pre>
 `;
 }
 
-/** The text of generated/problem-pages.ts: the same pages as a module, so a site can serve them without a file system. */
-export function emitProblemPagesModule(catalog: Catalog, header: HeaderSentence = headerSentence): string {
+/** generated/problem-pages.ts as a module: the same pages, so a site can serve them without a file system. */
+export function emitProblemPagesModule(catalog: Catalog, header: HeaderSentence = headerSentence): GeneratedModule {
   const pages = Object.fromEntries(Object.keys(catalog.codes).map((code) => [code, emitProblemPage(catalog, code, header)]));
-  return [
-    scriptHeader('schema/catalog.json', header),
-    '/** The documentation page of each code, the HTML its problem type URI dereferences to. */',
-    `export const PROBLEM_PAGES: Readonly<Record<string, string>> = ${JSON.stringify(pages, null, 2)};`,
-    '',
-  ].join('\n');
+  return {
+    header: scriptHeader('schema/catalog.json', header),
+    parts: [
+      constant({
+        doc: '/** The documentation page of each code, the HTML its problem type URI dereferences to. */',
+        name: 'PROBLEM_PAGES',
+        value: pages,
+        type: 'Readonly<Record<string, string>>',
+      }),
+    ],
+  };
 }

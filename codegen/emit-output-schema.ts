@@ -4,6 +4,7 @@
 // draft-07 default, other clients with 2020-12, and the keywords left mean the same in both.
 import { hoistedSchemas, type Schema } from './body-schemas.js';
 import { headerSentence, scriptHeader, type HeaderSentence } from './header.js';
+import { constant, types, type GeneratedModule } from './module.js';
 
 const PREFIX = '#/$defs/';
 /** Members a reference's own siblings may set over its target's: words for readers, not rules. */
@@ -50,23 +51,33 @@ export async function envelopeOutputSchema(): Promise<Schema> {
   ) as Schema;
 }
 
-/** The text of generated/envelope-output-schema.ts. */
-export async function emitOutputSchemaModule(header: HeaderSentence = headerSentence): Promise<string> {
-  return [
-    scriptHeader('schema/envelope.schema.json and schema/common.schema.json', header),
-    '/** A JSON Schema of an object: the form an MCP tool\'s inputSchema and outputSchema take. */',
-    'export interface ObjectJsonSchema {',
-    "  readonly type: 'object';",
-    '  readonly properties?: { readonly [name: string]: object };',
-    '  readonly required?: string[];',
-    '  readonly [keyword: string]: unknown;',
-    '}',
-    '',
-    '/**',
-    " * The envelope's JSON Schema as one self-contained object schema (no $ref), for an MCP tool's",
-    ' * outputSchema: what toToolResult puts in structuredContent. A field or delay the site did not give is null.',
-    ' */',
-    `export const ENVELOPE_OUTPUT_SCHEMA: ObjectJsonSchema = ${JSON.stringify(await envelopeOutputSchema(), null, 2)};`,
-    '',
-  ].join('\n');
+/** generated/envelope-output-schema.ts as a module. */
+export async function emitOutputSchemaModule(header: HeaderSentence = headerSentence): Promise<GeneratedModule> {
+  return {
+    header: scriptHeader('schema/envelope.schema.json and schema/common.schema.json', header),
+    parts: [
+      types(
+        [
+          "/** A JSON Schema of an object: the form an MCP tool's inputSchema and outputSchema take. */",
+          'export interface ObjectJsonSchema {',
+          "  readonly type: 'object';",
+          '  readonly properties?: { readonly [name: string]: object };',
+          '  readonly required?: string[];',
+          '  readonly [keyword: string]: unknown;',
+          '}',
+        ].join('\n'),
+      ),
+      constant({
+        doc: [
+          '/**',
+          " * The envelope's JSON Schema as one self-contained object schema (no $ref), for an MCP tool's",
+          ' * outputSchema: what toToolResult puts in structuredContent. A field or delay the site did not give is null.',
+          ' */',
+        ].join('\n'),
+        name: 'ENVELOPE_OUTPUT_SCHEMA',
+        value: await envelopeOutputSchema(),
+        type: 'ObjectJsonSchema',
+      }),
+    ],
+  };
 }

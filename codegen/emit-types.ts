@@ -4,6 +4,7 @@ import { compile } from 'json-schema-to-typescript';
 import type { Catalog } from './catalog-model.js';
 import { hoistedSchemas, type Schema } from './body-schemas.js';
 import { headerSentence, scriptHeader, type HeaderSentence } from './header.js';
+import { types, type GeneratedModule } from './module.js';
 
 const OPTIONS = {
   bannerComment: '',
@@ -61,8 +62,8 @@ function requirementType(requires: string[]): string {
   return members.length ? `{ ${members.join('; ')} }` : '{}';
 }
 
-/** The text of generated/types.ts. */
-export async function emitTypes(catalog: Catalog, header: HeaderSentence = headerSentence): Promise<string> {
+/** generated/types.ts as a module: declarations only, so a site's types.js is an empty module beside its types.d.ts. */
+export async function emitTypes(catalog: Catalog, header: HeaderSentence = headerSentence): Promise<GeneratedModule> {
   const defs = forTypes(await hoistedSchemas('#/$defs/'));
   // Any code is a catalog code or a site's own; keep the catalog's literals visible to editors.
   defs.Code = { ...defs.Code, title: 'AnyCode', tsType: 'Code | (string & {})' };
@@ -75,8 +76,7 @@ export async function emitTypes(catalog: Catalog, header: HeaderSentence = heade
   const anyCode = await typeOf('Code', defs);
   const perCode = codes.map((code) => `  ${code}: ${requirementType(catalog.retry_words[catalog.codes[code]!.retry]!.requires)};`);
   const retryOf = codes.map((code) => `  ${code}: ${JSON.stringify(catalog.codes[code]!.retry)};`);
-  return [
-    scriptHeader('schema/catalog.json and schema/*.schema.json', header),
+  const text = [
     '/** A code of the catalog. */',
     `export type Code = ${union(codes)};`,
     '',
@@ -95,6 +95,6 @@ export async function emitTypes(catalog: Catalog, header: HeaderSentence = heade
     'export interface CodeRequirements {',
     ...perCode,
     '}',
-    '',
   ].join('\n');
+  return { header: scriptHeader('schema/catalog.json and schema/*.schema.json', header), parts: [types(text)] };
 }

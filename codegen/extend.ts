@@ -6,8 +6,8 @@ import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { CatalogError, type Catalog, type CatalogProblem, type CodeEntry } from './catalog-model.js';
 import { duplicateKeys, exampleProblems, loadCatalog, pointerSegment } from './load-catalog.js';
-import { extendedHeaderSentence, scriptHeader, type HeaderSentence } from './header.js';
-import { toJavaScript } from './to-js.js';
+import { extendedCommand, extendedHeaderSentence, scriptHeader, type HeaderSentence } from './header.js';
+import { commandPath } from './out-folder.js';
 import { SCHEMA_DIR } from './paths.js';
 import { renderGenerated } from './render.js';
 
@@ -82,15 +82,22 @@ export async function extendCatalog(text: string, file: string): Promise<Catalog
 }
 
 /**
- * Every artifact for the catalog plus the extension in `file`, keyed by path, for the folder `out`.
- * Both are as given on the command line: the headers name the command that writes the files again.
+ * Every artifact for the catalog plus the extension in `file`, keyed by path, for the folder `out`:
+ * the modules as JavaScript with their declarations, which codegen writes itself. The headers name the
+ * command that writes the files again, with both paths relative to the working directory, so that
+ * however a path is spelled (./generated, generated/, its absolute path) the files are the same.
  */
 export async function renderExtended(file: string, out: string): Promise<Map<string, string>> {
-  const header = extendedHeaderSentence(file, out);
-  const files = await toJavaScript(await renderGenerated(await extendCatalog(await readFile(file, 'utf8'), file), { rules: false, header }));
+  const header = extendedHeaderSentence(commandPath(file), commandPath(out));
+  const files = await renderGenerated(await extendCatalog(await readFile(file, 'utf8'), file), { rules: false, header, form: 'js' });
   files.set('errors.js', emitSiteErrors(header));
   files.set('errors.d.ts', emitSiteErrorTypes(header));
   return files;
+}
+
+/** The command that writes the artifacts of `file` to `out` again, as the headers name it. */
+export function rerunCommand(file: string, out: string): string {
+  return extendedCommand(commandPath(file), commandPath(out));
 }
 
 /**

@@ -13,6 +13,7 @@ import { openApi30, openApi31 } from './emit-openapi.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, emitValidatorTypes } from './emit-validators.js';
 import { headerSentence, type HeaderSentence } from './header.js';
+import { moduleDts, moduleJs, moduleTs, type GeneratedModule } from './module.js';
 import { ROOT } from './paths.js';
 import { ruleFile } from './rules.js';
 import { emitViolationRules, loadViolationRules, VIOLATION_RULES_SOURCE, violationRuleTable } from './violation-rules.js';
@@ -22,29 +23,49 @@ const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 /** The page that holds the rule tables, from the root. */
 export const TOOLING_PAGE = 'docs/tooling.md';
 
-/**
- * Every file under generated/, keyed by its path relative to generated/. A site's extended catalog gets
- * all but the rule tables, which are the package's own, and a `header` that names the command that
- * writes them again in the site's project.
- */
-export async function renderGenerated(catalog: Catalog, options: { rules?: boolean; header?: HeaderSentence } = {}): Promise<Map<string, string>> {
-  const header = options.header ?? headerSentence;
-  const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  const doc31 = await openApi31(catalog, version, header);
+/** The form generated modules take: TypeScript for the package's own generated/, JavaScript with declarations for a site. */
+export type ModuleForm = 'ts' | 'js';
+
+/** The modules codegen writes for a catalog, keyed by their name without extension, before they take a form. */
+export async function renderModules(catalog: Catalog, header: HeaderSentence = headerSentence): Promise<Map<string, GeneratedModule>> {
   const { common } = await loadBodySchemas();
   const codePattern = (common.$defs.Code as { pattern: string }).pattern;
+  return new Map([
+    ['types', await emitTypes(catalog, header)],
+    ['catalog', emitCatalog(catalog, codePattern, header)],
+    ['envelope-output-schema', await emitOutputSchemaModule(header)],
+    ['problem-pages', emitProblemPagesModule(catalog, header)],
+  ]);
+}
+
+/** A module's files in `form`: name.ts, or name.js and name.d.ts. */
+function moduleFiles(name: string, module: GeneratedModule, form: ModuleForm): [string, string][] {
+  return form === 'ts' ? [[`${name}.ts`, moduleTs(module)]] : [[`${name}.js`, moduleJs(module)], [`${name}.d.ts`, moduleDts(module)]];
+}
+
+/**
+ * Every file under generated/, keyed by its path relative to generated/. A site's extended catalog gets
+ * all but the rule tables, which are the package's own, its modules as JavaScript with declarations
+ * (`form: 'js'`), and a `header` that names the command that writes them again in the site's project.
+ */
+export async function renderGenerated(catalog: Catalog, options: { rules?: boolean; header?: HeaderSentence; form?: ModuleForm } = {}): Promise<Map<string, string>> {
+  const header = options.header ?? headerSentence;
+  const form = options.form ?? 'ts';
+  const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  const doc31 = await openApi31(catalog, version, header);
+  const modules = await renderModules(catalog, header);
   const files = new Map<string, string>([
-    ['types.ts', await emitTypes(catalog, header)],
-    ['catalog.ts', emitCatalog(catalog, codePattern, header)],
+    ...moduleFiles('types', modules.get('types')!, form),
+    ...moduleFiles('catalog', modules.get('catalog')!, form),
     ['validators.js', await emitValidators(catalog, header)],
     ['validators.d.ts', emitValidatorTypes(header)],
     ['openapi.json', json(doc31)],
     ['openapi-3.0.json', json(openApi30(doc31))],
     ['ERRORS.md', emitErrorsMd(catalog, header)],
-    ['envelope-output-schema.ts', await emitOutputSchemaModule(header)],
+    ...moduleFiles('envelope-output-schema', modules.get('envelope-output-schema')!, form),
   ]);
   for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code, header));
-  files.set('problem-pages.ts', emitProblemPagesModule(catalog, header));
+  for (const [path, text] of moduleFiles('problem-pages', modules.get('problem-pages')!, form)) files.set(path, text);
   if (options.rules !== false) {
     const lint = await loadLint();
     files.set('lint-rules.ts', emitLintRules(lint.rules, lint.formats));

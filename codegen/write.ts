@@ -1,46 +1,150 @@
-// Compares generated/ with what codegen renders, and writes it in one swap.
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, relative } from 'node:path';
+// Compares an output folder with what codegen renders, and writes it: only into a folder of its own,
+// and in one swap, so a run that fails or is killed leaves the old output whole.
+//
+// A file is codegen's own when it opens with codegen's header (isGeneratedText): every file codegen
+// writes does. The mark is read from each file itself, not from a list kept beside them, so it cannot
+// drift from the files: a generated file a user has replaced with a file of their own is theirs, and
+// is neither overwritten nor deleted, and the package's generated/ needs no file more than it has.
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, open, readdir, readFile, rename, rmdir, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { HEADER_WINDOW, isGeneratedText } from './header.js';
 import { GENERATED_DIR, ROOT } from './paths.js';
 
-/** Every file under a directory, as paths relative to it; none when it does not exist. */
-async function listFiles(dir: string): Promise<string[]> {
+/** At most this many things that are not codegen's are named; past it the walk stops, as the answer is known. */
+const FOREIGN_LIMIT = 20;
+
+/** What a folder holds, as codegen sees it; paths are relative to it with / separators, a folder's ending in /. */
+export interface FolderContents {
+  /** Whether the folder exists. */
+  readonly exists: boolean;
+  /** The files that open with codegen's header. */
+  readonly own: string[];
+  /** Anything else: a file without the header, a symbolic link, an empty folder, a socket. At most FOREIGN_LIMIT. */
+  readonly foreign: string[];
+  /** Whether the walk stopped at FOREIGN_LIMIT, so that more may be there. */
+  readonly more: boolean;
+}
+
+/** The first bytes of a file, where its header stands. */
+async function head(path: string): Promise<string> {
+  const handle = await open(path, 'r');
   try {
-    const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-    return entries.filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)).split('\\').join('/'));
+    const buffer = Buffer.alloc(HEADER_WINDOW.bytes);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Whether `error` is a system error with this code. */
+const isCode = (error: unknown, code: string): boolean => (error as NodeJS.ErrnoException | null)?.code === code;
+
+/**
+ * What `dir` holds: codegen's own files and anything else. Symbolic links are never followed, and a
+ * file is read no further than its header. An error if `dir` is there but is not a folder.
+ */
+export async function inspectFolder(dir: string): Promise<FolderContents> {
+  const own: string[] = [];
+  const foreign: string[] = [];
+  try {
+    if (!(await lstat(dir)).isDirectory()) throw new OutputFolderError(dir, `${dir} is not a folder`);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if (isCode(error, 'ENOENT')) return { exists: false, own, foreign, more: false };
     throw error;
   }
+  const walk = async (folder: string, prefix: string): Promise<void> => {
+    const entries = (await readdir(folder, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    if (entries.length === 0 && prefix !== '') foreign.push(prefix);
+    for (const entry of entries) {
+      if (foreign.length >= FOREIGN_LIMIT) return;
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) await walk(path, `${prefix}${entry.name}/`);
+      else if (entry.isFile() && isGeneratedText(await head(path))) own.push(`${prefix}${entry.name}`);
+      else foreign.push(`${prefix}${entry.name}`);
+    }
+  };
+  await walk(dir, '');
+  return { exists: true, own, foreign, more: foreign.length >= FOREIGN_LIMIT };
+}
+
+/**
+ * A folder codegen will not write to, or compare with what it writes: `shown` as the user gave it,
+ * why, and the things in it that are not codegen's (which a write would have replaced or removed).
+ */
+export class OutputFolderError extends Error {
+  override readonly name = 'OutputFolderError';
+  constructor(
+    readonly shown: string,
+    readonly reason: string,
+    readonly paths: readonly string[] = [],
+    readonly more = false,
+  ) {
+    const named = paths.map((p) => `${shown.replace(/[\\/]+$/, '')}/${p}`);
+    const list = named.length === 0 ? '' : `\n${named.map((p) => `  ${p}`).join('\n')}${more ? '\n  and more' : ''}`;
+    super(`${reason}${list}`);
+  }
+}
+
+/** The error for a folder that holds what codegen did not write; `label` names it in the sentence (the option and its value, say). */
+export function foreignFilesError(shown: string, contents: FolderContents, label = shown): OutputFolderError {
+  return new OutputFolderError(
+    shown,
+    `${label} holds files codegen did not write, so it writes nothing there: it writes only into a new or empty folder, or one that holds ` +
+      'nothing but files it wrote (each opens with its "Generated by" header). Move these out, or choose another folder:',
+    contents.foreign,
+    contents.more,
+  );
+}
+
+/** How a folder on disk differs from the files codegen would write there. */
+export interface Comparison {
+  readonly missing: string[];
+  readonly stale: string[];
+  /** Codegen's own files that it no longer writes. */
+  readonly orphaned: string[];
+  /** What is there that codegen did not write. */
+  readonly foreign: FolderContents;
 }
 
 const readOrNull = (path: string): Promise<string | null> => readFile(path, 'utf8').catch(() => null);
 
+/** How `dir` differs from `files`, keyed by path relative to it. */
+export async function compareFolder(files: ReadonlyMap<string, string>, dir: string): Promise<Comparison> {
+  const contents = await inspectFolder(dir);
+  const missing: string[] = [];
+  const stale: string[] = [];
+  for (const [path, text] of files) {
+    const onDisk = await readOrNull(join(dir, path));
+    if (onDisk === null) missing.push(path);
+    else if (onDisk !== text) stale.push(path);
+  }
+  return { missing, stale, orphaned: contents.own.filter((path) => !files.has(path)), foreign: contents };
+}
+
 /**
  * What differs between a folder of generated files on disk and what codegen would write there, and
- * between the pages with generated tables (keyed by their path from the root) and theirs. The folder
- * is generated/ unless `target` names another, such as the --out of `agent-errors codegen --extend`;
- * `target.shown` is how the list names it.
+ * between the pages with generated tables (keyed by their path from the root) and theirs, one line
+ * each. The folder is generated/ unless `target` names another; `target.shown` is how the list names it.
  */
 export async function staleFiles(
   files: Map<string, string>,
   pages: Map<string, string>,
   target = { dir: GENERATED_DIR, shown: 'generated' },
 ): Promise<string[]> {
-  const stale: string[] = [];
   const shown = (path: string): string => `${target.shown.replace(/[\\/]+$/, '')}/${path}`;
-  for (const [path, text] of files) {
-    const onDisk = await readOrNull(join(target.dir, path));
-    if (onDisk === null) stale.push(`${shown(path)} is missing`);
-    else if (onDisk !== text) stale.push(`${shown(path)} is stale`);
-  }
-  for (const path of await listFiles(target.dir)) {
-    if (!files.has(path)) stale.push(`${shown(path)} is orphaned: codegen no longer writes it`);
-  }
+  const { missing, stale, orphaned, foreign } = await compareFolder(files, target.dir);
+  const lines = [
+    ...missing.map((path) => `${shown(path)} is missing`),
+    ...stale.map((path) => `${shown(path)} is stale`),
+    ...orphaned.map((path) => `${shown(path)} is orphaned: codegen no longer writes it`),
+    ...foreign.foreign.map((path) => `${shown(path)} was not written by codegen: move it out of ${target.shown}`),
+  ];
   for (const [path, text] of pages) {
-    if ((await readOrNull(join(ROOT, path))) !== text) stale.push(`${path} has a stale generated table`);
+    if ((await readOrNull(join(ROOT, path))) !== text) lines.push(`${path} has a stale generated table`);
   }
-  return stale;
+  return lines;
 }
 
 /** Writes the pages whose generated tables changed, and leaves the others alone. */
@@ -54,20 +158,111 @@ export async function writePages(pages: Map<string, string>): Promise<string[]> 
   return written;
 }
 
-/** Writes into a fresh directory beside `target` (generated/ by default), then swaps it in, so a failure leaves the old one as it was. */
-export async function writeGenerated(files: Map<string, string>, target = GENERATED_DIR): Promise<void> {
-  const parent = dirname(target);
-  const next = join(parent, `.generated-next-${process.pid}`);
-  const old = join(parent, `.generated-old-${process.pid}`);
-  await rm(next, { recursive: true, force: true });
-  for (const [path, text] of files) {
-    await mkdir(dirname(join(next, path)), { recursive: true });
-    await writeFile(join(next, path), text);
-  }
-  await mkdir(parent, { recursive: true });
-  const hadOld = (await readdir(parent)).includes(basename(target));
-  if (hadOld) await rename(target, old);
-  await rename(next, target);
-  if (hadOld) await rm(old, { recursive: true, force: true });
+/** What a write did: the files it wrote, and its own files from before that it removed as it no longer writes them. */
+export interface WriteResult {
+  readonly wrote: string[];
+  readonly removed: string[];
 }
 
+/** The temporary folders of a write beside `target`: `.<name>.codegen-<pid>-<random>.next` and `.old`. */
+const TEMPORARY = /^\.(.*)\.codegen-(\d+)-[0-9a-f]{8}\.(?:next|old)$/;
+
+/** Whether the process `pid` is running (one of another user counts as running). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return !isCode(error, 'ESRCH');
+  }
+}
+
+/**
+ * Removes `paths` (relative to `dir`, all codegen's; one ending in / is an empty folder) and then the
+ * folders they are in, `dir` last, deepest first, each only if it is empty by then: a file that
+ * appeared meanwhile is left where it is, with its folders.
+ */
+async function removeOwn(dir: string, paths: readonly string[]): Promise<void> {
+  for (const path of paths.filter((p) => !p.endsWith('/'))) {
+    await unlink(join(dir, path)).catch((error: unknown) => {
+      if (!isCode(error, 'ENOENT')) throw error;
+    });
+  }
+  const folders = new Set<string>();
+  for (const path of paths) {
+    const parts = path.replace(/\/$/, '/.').split('/').slice(0, -1);
+    parts.forEach((_, i) => folders.add(parts.slice(0, i + 1).join('/')));
+  }
+  for (const folder of [...[...folders].sort((a, b) => b.length - a.length), '']) {
+    await rmdir(join(dir, folder)).catch((error: unknown) => {
+      if (!isCode(error, 'ENOTEMPTY') && !isCode(error, 'EEXIST') && !isCode(error, 'ENOENT')) throw error;
+    });
+  }
+}
+
+/**
+ * Removes what a write killed before it ended left beside `target`: its temporary folders, when their
+ * process is gone. What is in them is codegen's (its own files, or one it was killed while writing,
+ * which is empty or has its header, and empty folders); anything else stays.
+ */
+async function removeLeftovers(parent: string, name: string): Promise<void> {
+  for (const entry of await readdir(parent)) {
+    const match = TEMPORARY.exec(entry);
+    if (!match || match[1] !== name || running(Number(match[2]))) continue;
+    const contents = await inspectFolder(join(parent, entry));
+    // A file it was killed before writing is empty, and so may be the folder that was to hold it.
+    const empty: string[] = [];
+    for (const path of contents.foreign) {
+      const stats = path.endsWith('/') ? undefined : await lstat(join(parent, entry, path));
+      if (path.endsWith('/') || (stats?.isFile() && stats.size === 0)) empty.push(path);
+    }
+    await removeOwn(join(parent, entry), [...contents.own, ...empty]);
+  }
+}
+
+/**
+ * Writes `files` (keyed by path relative to `target`) as the whole of `target`: into a temporary
+ * folder beside it, which then takes its place by rename, so that a failure or a kill before the
+ * rename leaves the old folder as it was. Only a folder that does not exist, is empty, or holds nothing
+ * but codegen's own files is written: else an OutputFolderError, naming what is in the way (`shown`
+ * names the folder as the user gave it, `label` it in the sentence). Codegen's files from before that
+ * it no longer writes go.
+ */
+export async function writeOutput(files: ReadonlyMap<string, string>, target: string, shown = target, label = shown): Promise<WriteResult> {
+  const before = await inspectFolder(target);
+  if (before.foreign.length > 0) throw foreignFilesError(shown, before, label);
+  const parent = dirname(target);
+  await mkdir(parent, { recursive: true });
+  await removeLeftovers(parent, basename(target));
+  const tag = join(parent, `.${basename(target)}.codegen-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const next = `${tag}.next`;
+  await mkdir(next);
+  try {
+    for (const [path, text] of files) {
+      await mkdir(dirname(join(next, path)), { recursive: true });
+      await writeFile(join(next, path), text, { flag: 'wx' });
+    }
+  } catch (error) {
+    await removeOwn(next, [...files.keys()]);
+    throw error;
+  }
+  if (!before.exists) {
+    await rename(next, target);
+    return { wrote: [...files.keys()], removed: [] };
+  }
+  // Node has no call that swaps two folders at once, so the old one steps aside first; between the
+  // two renames nothing is written, and a run killed there leaves it whole beside the target, where
+  // the next run clears it.
+  const old = `${tag}.old`;
+  await rename(target, old);
+  // Something may have come into the folder since it was looked at: then it is not replaced after all.
+  const moved = await inspectFolder(old);
+  if (moved.foreign.length > 0) {
+    await rename(old, target);
+    await removeOwn(next, [...files.keys()]);
+    throw foreignFilesError(shown, moved, label);
+  }
+  await rename(next, target);
+  await removeOwn(old, moved.own);
+  return { wrote: [...files.keys()], removed: moved.own.filter((path) => !files.has(path)) };
+}

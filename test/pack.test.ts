@@ -37,9 +37,9 @@ const FIXTURE = join(ROOT, 'test', 'fixtures', 'pack');
  * into (openai, undici, ky, got, axios and axios-retry, redis, the x402 client), Koa and NestJS, and the types a strict TypeScript
  * project needs (@types/node for node:http and fetch; @types/express, since Express 5 ships none).
  * Not better-sqlite3, a native module whose install fetches a binary: the disk store's example is
- * type-checked only. And the codegen peers (ajv, json-schema-to-typescript, jsonc-parser,
- * typescript), for a site's own codes from `codegen --extend`. Each at the version this repo tests
- * against, so npm's cache has it.
+ * type-checked only. And the codegen peers (ajv, json-schema-to-typescript, jsonc-parser), for a
+ * site's own codes from `codegen --extend`, which needs no TypeScript. Each at the version this repo
+ * tests against, so npm's cache has it.
  */
 const CONSUMER_INSTALLS = [
   ...['express', 'fastify', 'hono', 'vitest', '@types/node', '@types/express'],
@@ -48,7 +48,7 @@ const CONSUMER_INSTALLS = [
   ...['koa', '@types/koa', '@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs'],
   // The x402 client the payment hook's example wires (type-checked only: it pays a real site).
   ...['@x402/fetch', '@x402/evm', '@x402/core', 'viem'],
-  ...['ajv', 'json-schema-to-typescript', 'jsonc-parser', 'typescript'],
+  ...['ajv', 'json-schema-to-typescript', 'jsonc-parser'],
 ];
 
 /** The pages whose examples are checked: README.md and every page of docs/. */

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { styleText } from 'node:util';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CODES, RETRY_WORDS, type CodeEntry } from '../../generated/catalog.js';
+import { CODE_PATTERN, CODES, RETRY_WORDS, type CodeEntry } from '../../generated/catalog.js';
 import type { NextStep, RetryWord } from '../../generated/types.js';
 import { explainResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 
@@ -175,9 +175,30 @@ function headerOption(value: string, previous: [string, string][] = []): [string
   return [...previous, [value.slice(0, colon).trim(), value.slice(colon + 1).trim()]];
 }
 
+/** A -s, --status: an HTTP status, 100 to 599; any other number is no response classify can read. */
 function statusOption(value: string): number {
-  if (!/^\d{1,3}$/.test(value)) throw new InvalidArgumentError(`a status is a number such as 429 (got "${value}")`);
+  if (!/^\d{3}$/.test(value) || Number(value) < 100 || Number(value) > 599) {
+    throw new InvalidArgumentError(`-s, --status takes an HTTP status, a whole number from 100 to 599 such as 429 (got "${value}")`);
+  }
   return Number(value);
+}
+
+/** A --scale: how long a second takes, a decimal number above 0 and at most 1. */
+function scaleOption(value: string): number {
+  const n = Number(value);
+  // Number() alone would also take "0x1" and " 1 ", which are no decimal a user means.
+  if (!/^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i.test(value) || !(n > 0 && n <= 1)) {
+    throw new InvalidArgumentError(`--scale takes a decimal number above 0 and at most 1, such as 0.01 (got "${value}")`);
+  }
+  return n;
+}
+
+/** A --site-codes list: codes in the catalog's form (lowercase snake case), comma-separated. */
+function siteCodesOption(value: string): string[] {
+  const codes = value.split(',').map((c) => c.trim()).filter(Boolean);
+  const wrong = codes.find((code) => !CODE_PATTERN.test(code));
+  if (wrong !== undefined) throw new InvalidArgumentError(`--site-codes takes codes in lowercase snake case, comma-separated, such as coupon_expired,basket_locked (got "${wrong}" in "${value}")`);
+  return codes;
 }
 
 /** codegen/extend.js, which needs the CLI's codegen peers; a usage error naming them when one is missing. */
@@ -185,8 +206,8 @@ async function codegenModule(): Promise<typeof import('../../codegen/extend.js')
   try {
     return await import('../../codegen/extend.js');
   } catch (error) {
-    const install = 'npm install -D ajv json-schema-to-typescript jsonc-parser typescript';
-    throw new UsageError(`it needs ajv, json-schema-to-typescript, jsonc-parser and typescript: ${install} (${(error as Error).message})`);
+    const install = 'npm install -D ajv json-schema-to-typescript jsonc-parser';
+    throw new UsageError(`it needs ajv, json-schema-to-typescript and jsonc-parser: ${install} (${(error as Error).message})`);
   }
 }
 
@@ -274,14 +295,12 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
       "the experiment over real HTTP: an example shop on a loopback port, wrapped in this package's site middleware, called by the agent client and the " +
         'retry policies; prints a transcript',
     )
-    .option('--scale <factor>', 'how long a second takes, in seconds', (v) => {
-      const n = Number(v);
-      if (!(n > 0 && n <= 1)) throw new InvalidArgumentError(`--scale must be a number above 0 and at most 1 (got "${v}")`);
-      return n;
-    }, 0.01)
-    .action(async (options: { scale: number }) => {
+    .option('--scale <factor>', 'how long a second takes, in seconds: above 0 and at most 1', scaleOption, 0.01)
+    .option('--json', 'print the same as JSON: the scale, the shop, every table\'s cells (as demo --json does), whether they equal the virtual-clock run, and the transcript')
+    .action(async (options: { scale: number; json?: boolean }) => {
       const { runExample } = await import('./example-shop.js');
-      out((await runExample({ scale: options.scale })).text);
+      const { text, matches, url, tables, transcript } = await runExample({ scale: options.scale });
+      out(options.json ? `${JSON.stringify({ scale: options.scale, url, matches, tables, transcript }, null, 2)}\n` : text);
     });
 
   cli
@@ -315,14 +334,15 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
     .description('check that an OpenAPI 3.0 or 3.1 (or Swagger 2.0) document declares errors an agent can act on, in the error format it already has')
     .argument('<spec>', 'the OpenAPI document (YAML or JSON); $refs resolve relative to it')
     .addOption(new Option('-f, --format <format>', 'how to print the findings').choices(LINT_FORMATS_OUT).default('text'))
-    .option('--json', 'the same as --format json')
-    .option('--sarif', 'the same as --format sarif')
+    // One way to say the format: two that disagree (--json -f sarif) are a usage error, not a silent pick.
+    .addOption(new Option('--json', 'the same as --format json').conflicts(['format', 'sarif']))
+    .addOption(new Option('--sarif', 'the same as --format sarif').conflicts('format'))
     .option('-c, --config <file>', "the lint config (JSON or YAML): where the error body keeps its parts, retry words for the team's own codes, and a severity or off per rule")
     .option('--baseline <file>', 'fail only on findings that are not in this file; when it does not exist, write today\'s findings to it and pass')
     .option('--update-baseline', 'write the findings of this run to the --baseline file, and pass')
     .option('-q, --quiet', 'print the errors only, not the warnings')
     .option('--extend <file>', "the site's extension catalog (JSON), as codegen --extend reads it: its codes are known, with their status and retry word")
-    .option('--site-codes <codes>', "the site's own codes, comma-separated (without their status and word; --extend gives them)", (v) => v.split(',').map((c) => c.trim()).filter(Boolean))
+    .option('--site-codes <codes>', "the site's own codes, comma-separated (without their status and word; --extend gives them)", siteCodesOption)
     // A spec may come from an untrusted pull request: by default its $refs load nothing outside its folder.
     .option('--allow-remote-refs', 'fetch http and https $refs on public hosts (by default each is a ref-not-allowed finding)')
     .option('--allow-refs-outside', "read $refs to local files anywhere (by default only the spec's folder tree and this package's generated/)")
@@ -420,31 +440,49 @@ export function program(out: Write, err: Write, outcome: Outcome, input?: Input)
     .command('codegen')
     .description("write the package's artifacts (types, validators, OpenAPI components, docs) for the catalog plus a site's own codes")
     .requiredOption('--extend <file>', "the site's extension catalog (JSON)")
-    .requiredOption('--out <dir>', 'the folder to write the artifacts to; it is replaced whole')
-    .option('--check', 'write nothing: exit 1 naming each file in --out that is missing, out of date or not written by codegen')
-    .action(async (options: { extend: string; out: string; check?: boolean }) => {
+    .requiredOption(
+      '--out <dir>',
+      'the folder to write the artifacts to: a new or empty one, or one that holds only files codegen wrote, which it replaces (and removes those it no longer writes)',
+    )
+    .option('--check', 'write nothing: exit 1 naming each file in --out that is missing, out of date or no longer written by codegen')
+    .option('--json', 'print the files written and removed, or with --check each file out of date, as JSON')
+    .action(async (options: { extend: string; out: string; check?: boolean; json?: boolean }) => {
       // The one command that runs codegen: the CLI is a tool, and the build step is what it offers here.
       const codegen = await codegenModule();
       const { CatalogError } = await import('../../codegen/catalog-model.js');
-      const { shellWord } = await import('../../codegen/header.js');
-      const { staleFiles, writeGenerated } = await import('../../codegen/write.js');
-      let files;
+      const { checkOutFolder } = await import('../../codegen/out-folder.js');
+      const { ROOT } = await import('../../codegen/paths.js');
+      const { compareFolder, foreignFilesError, OutputFolderError, writeOutput } = await import('../../codegen/write.js');
       try {
-        // The paths as given, not resolved: the generated headers name the command to run again, in the site's project.
-        files = await codegen.renderExtended(options.extend, options.out);
+        // --out names the folder as the user gave it; the folder itself is compared as a path.
+        const target = await checkOutFolder(options.out, { extend: options.extend, packageRoot: ROOT });
+        const files = await codegen.renderExtended(options.extend, options.out);
+        const shown = (path: string): string => `${options.out.replace(/[\\/]+$/, '')}/${path}`;
+        if (options.check) {
+          const { missing, stale, orphaned, foreign } = await compareFolder(files, target);
+          // A file codegen did not write is no finding a rerun fixes (the rerun refuses the folder): a usage error, as when writing.
+          if (foreign.foreign.length > 0) throw foreignFilesError(options.out, foreign, `--out ${options.out}`);
+          const found = [
+            ...missing.map((path) => ({ path, state: 'missing', says: `${shown(path)} is missing` })),
+            ...stale.map((path) => ({ path, state: 'stale', says: `${shown(path)} is stale` })),
+            ...orphaned.map((path) => ({ path, state: 'orphaned', says: `${shown(path)} is orphaned: codegen no longer writes it` })),
+          ];
+          const again = codegen.rerunCommand(options.extend, options.out);
+          if (options.json) out(`${JSON.stringify({ out: options.out, current: found.length === 0, files: found.map(({ path, state }) => ({ path, state })), again }, null, 2)}\n`);
+          else if (found.length === 0) out(`${options.out} is what codegen writes from ${options.extend}\n`);
+          else err(`${options.out} does not match ${options.extend}; run ${again}:\n${found.map((f) => `  ${f.says}`).join('\n')}\n`);
+          outcome.code = findingsExit(found.length);
+          return;
+        }
+        const { wrote, removed } = await writeOutput(files, target, options.out, `--out ${options.out}`);
+        if (options.json) out(`${JSON.stringify({ out: options.out, wrote: [...wrote].sort(), removed: [...removed].sort() }, null, 2)}\n`);
+        else {
+          const gone = removed.length === 0 ? '' : `, and removed ${removed.length} it no longer writes: ${[...removed].sort().map(shown).join(', ')}`;
+          out(`wrote ${wrote.length} files to ${options.out}${gone}\n`);
+        }
       } catch (error) {
-        throw error instanceof CatalogError ? new UsageError(error.message) : error;
+        throw error instanceof CatalogError || error instanceof OutputFolderError ? new UsageError(error.message) : error;
       }
-      if (options.check) {
-        const stale = await staleFiles(files, new Map(), { dir: resolve(options.out), shown: options.out });
-        const again = `npx agent-errors codegen --extend ${shellWord(options.extend)} --out ${shellWord(options.out)}`;
-        if (stale.length === 0) out(`${options.out} is what codegen writes from ${options.extend}\n`);
-        else err(`${options.out} does not match ${options.extend}; run ${again}:\n${stale.map((s) => `  ${s}`).join('\n')}\n`);
-        outcome.code = findingsExit(stale.length);
-        return;
-      }
-      await writeGenerated(files, resolve(options.out));
-      out(`wrote ${files.size} files to ${options.out}\n`);
     });
   return cli;
 }

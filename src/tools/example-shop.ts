@@ -99,8 +99,21 @@ async function liveClient(base: string, run: string, failure: FailureName, diale
   return { outcome: d.action === 'wait' ? `wait ${result.error.retry_after === null ? '(no delay)' : `${result.error.retry_after}s`}` : outcomeOf(d), calls, slept };
 }
 
-/** Runs every table over HTTP, all cells at once, and the transcript of a few runs; returns the text to print. */
-export async function runExample(options: { scale?: number } = {}): Promise<{ text: string; matches: boolean }> {
+/** What runExample found: the text to print, and the same as data. */
+export interface ExampleRun {
+  readonly text: string;
+  /** Whether every cell equals the virtual-clock run of `agent-errors demo`. */
+  readonly matches: boolean;
+  /** The shop's origin on loopback. */
+  readonly url: string;
+  /** The tables, each cell as runLoop's result, as `demo --json` gives them. */
+  readonly tables: readonly DemoTable[];
+  /** What the agent did and why, a line each. */
+  readonly transcript: readonly string[];
+}
+
+/** Runs every table over HTTP, all cells at once, and the transcript of a few runs; returns the text to print and the same as data. */
+export async function runExample(options: { scale?: number } = {}): Promise<ExampleRun> {
   const scale = options.scale ?? 0.01;
   const { url, server } = await startShop(scale);
   let runs = 0;
@@ -151,7 +164,7 @@ export async function runExample(options: { scale?: number } = {}): Promise<{ te
       ...lines,
       '',
     ].join('\n');
-    return { text, matches };
+    return { text, matches, url, tables: live, transcript: lines.map((line) => line.trim()) };
   } finally {
     server.closeAllConnections();
     server.close();

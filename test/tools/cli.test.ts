@@ -4,6 +4,7 @@ import { existsSync, openSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, open, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../../codegen/paths.js';
 import { MAX_BODY_BYTES } from '../../src/core/from-response.js';
@@ -131,9 +132,92 @@ describe('agent-errors', () => {
     expect(await cli('codes', '--nope')).toMatchObject({ code: 2, err: expect.stringContaining("unknown option '--nope'") });
     expect((await cli()).code).toBe(2);
     expect(await cli('help', 'frobnicate')).toMatchObject({ code: 2, err: expect.stringContaining('Usage: agent-errors') });
-    expect(await cli('start', '--scale', '0')).toMatchObject({ code: 2, err: expect.stringContaining('--scale') });
-    expect(await cli('classify', '--status', 'abc')).toMatchObject({ code: 2, err: expect.stringContaining('a status is a number') });
+    expect(await cli('start', '--scale', '0')).toMatchObject({ code: 2, err: expect.stringContaining('--scale takes a decimal number above 0 and at most 1, such as 0.01 (got "0")') });
+    expect(await cli('classify', '--status', 'abc')).toMatchObject({ code: 2, err: expect.stringContaining('-s, --status takes an HTTP status, a whole number from 100 to 599 such as 429 (got "abc")') });
   });
+
+  it('classify -s takes an HTTP status, 100 to 599, and refuses any other value naming the flag and the value (exit 2)', async () => {
+    // The issue's case: 99 is no HTTP status, and was read as internal with exit 0.
+    expect(await cli('classify', '-s', '99')).toMatchObject({ code: 2, out: '', err: expect.stringContaining('-s, --status takes an HTTP status, a whole number from 100 to 599 such as 429 (got "99")') });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.integer({ min: -50, max: 1100 }).map(String), fc.string({ maxLength: 6 }).filter((s) => !s.startsWith('-'))), async (value) => {
+        const { code, out, err } = await cli('classify', '-s', value, '--json');
+        const valid = /^\d{3}$/.test(value) && Number(value) >= 100 && Number(value) <= 599;
+        expect(code, value).toBe(valid ? 0 : 2);
+        if (valid) expect(JSON.parse(out).because.length, value).toBeGreaterThan(0);
+        else expect(err, value).toContain(`-s, --status takes an HTTP status, a whole number from 100 to 599 such as 429 (got "${value}")`);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('start --scale takes a decimal above 0 and at most 1, and refuses any other value naming the flag and the value', () => {
+    const scale = theProgram().commands.find((c) => c.name() === 'start')!.options.find((o) => o.long === '--scale')!;
+    const parse = (value: string): number | string => {
+      try {
+        return (scale.parseArg as (value: string, previous: unknown) => number)(value, undefined);
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect([parse('0.01'), parse('1'), parse('.5'), parse('1e-3')]).toEqual([0.01, 1, 0.5, 0.001]);
+    fc.assert(
+      fc.property(fc.oneof(fc.double({ noNaN: false }).map(String), fc.string({ maxLength: 8 }), fc.constantFrom('0x1', ' 0.5', '0.5 ', '', '1.0000001', '-0.5', 'Infinity')), (value) => {
+        const result = parse(value);
+        const accepted = /^(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i.test(value) && Number(value) > 0 && Number(value) <= 1;
+        if (accepted) expect(result, value).toBe(Number(value));
+        else expect(result, value).toBe(`--scale takes a decimal number above 0 and at most 1, such as 0.01 (got "${value}")`);
+      }),
+    );
+  });
+
+  it('lint refuses two formats at once, and --site-codes that are no codes, naming the flags and the value (exit 2)', async () => {
+    const clean = fixture('lint/clean-3.1.yaml');
+    expect(await cli('lint', clean, '--json', '--sarif')).toMatchObject({ code: 2, err: expect.stringContaining("option '--json' cannot be used with option '--sarif'") });
+    expect(await cli('lint', clean, '--json', '-f', 'junit')).toMatchObject({ code: 2, err: expect.stringContaining("option '--json' cannot be used with option '-f, --format <format>'") });
+    expect(await cli('lint', clean, '--sarif', '--format', 'github')).toMatchObject({ code: 2, err: expect.stringContaining("option '--sarif' cannot be used with option '-f, --format <format>'") });
+    // The format's default is no choice the user made: --json alone is fine.
+    expect((await cli('lint', clean, '--json')).code).toBe(0);
+    expect(await cli('lint', clean, '--site-codes', 'coupon_expired,Not A Code')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--site-codes takes codes in lowercase snake case, comma-separated, such as coupon_expired,basket_locked (got "Not A Code" in "coupon_expired,Not A Code")'),
+    });
+    expect((await cli('lint', clean, '--site-codes', 'coupon_expired, basket_locked')).code).toBe(0);
+  });
+
+  it('takes --json on every command that prints, and prints JSON with it', async () => {
+    const commands = theProgram().commands;
+    for (const command of commands) expect(command.options.map((o) => o.long), command.name()).toContain('--json');
+    const dir = await mkdtemp(join(tmpdir(), 'agent-errors-json-'));
+    try {
+      const runs: Record<string, string[]> = {
+        codes: ['codes', '--json'],
+        demo: ['demo', '--json'],
+        start: ['start', '--scale', '0.001', '--json'],
+        classify: ['classify', '-s', '503', '--json'],
+        lint: ['lint', fixture('lint/faulty-3.1.yaml'), '--json'],
+        diff: ['diff', fixture('diff/site-codes-before.json'), fixture('diff/site-codes-after.json'), '--json'],
+        codegen: ['codegen', '--extend', fixture('extend/site-codes.json'), '--out', join(dir, 'generated'), '--json'],
+      };
+      expect(Object.keys(runs).sort()).toEqual(commands.map((c) => c.name()).sort());
+      for (const [name, argv] of Object.entries(runs)) {
+        const { code, out } = await cli(...argv);
+        expect(code, name).toBeLessThan(2);
+        expect(() => JSON.parse(out), `${name}: ${out.slice(0, 200)}`).not.toThrow();
+      }
+      const started = JSON.parse((await cli(...runs.start!)).out);
+      expect(started).toMatchObject({ scale: 0.001, url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), matches: expect.any(Boolean) });
+      // The same tables demo --json gives, the transcript a line each.
+      expect(started.tables).toHaveLength(4);
+      const limited = started.tables[0].rows.find((row: { failure: string }) => row.failure === 'rate_limited');
+      expect(limited.cells.problem).toEqual({ outcome: 'ok', calls: 2, slept: 30 });
+      expect(started.transcript).toContain('problem / rate_limited: problem details name the delay, so the client waits it out once');
+      const check = await cli(...runs.codegen!, '--check');
+      expect(JSON.parse(check.out)).toMatchObject({ out: join(dir, 'generated'), current: true, files: [] });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('prints the seed tables with demo, and the same cells as data with --json', async () => {
     const { code, out } = await cli('demo');
@@ -234,58 +318,87 @@ describe('the exit-code rule, command by command', () => {
   const siteCodes = fixture('extend/site-codes.json');
 
   /**
-   * Each command's arguments for each outcome. A string instead of arguments says why the command has no
-   * such input. Keyed by every command the program has: a new command without its cases fails the test.
+   * Each command's argument lists for each outcome, run in order. A string instead says why the command
+   * has no such input. Keyed by every command the program has: a new command without its cases fails the test.
    */
-  const CASES: Record<string, Record<'clean' | 'findings' | 'usage' | 'unreadable' | 'invalid', () => string[] | string>> = {
+  const CASES: Record<string, Record<'clean' | 'findings' | 'usage' | 'unreadable' | 'invalid', () => string[][] | string>> = {
     codes: {
-      clean: () => ['codes', '--json'],
+      clean: () => [['codes'], ['codes', '--json'], ['codes', '--extend', siteCodes, '--json']],
       findings: () => 'it prints the catalog and checks nothing',
-      usage: () => ['codes', '--nope'],
-      unreadable: () => 'it reads no file',
-      invalid: () => 'it reads no input',
+      usage: () => [['codes', '--nope'], ['codes', '--extend']],
+      unreadable: () => [['codes', '--extend', missing()]],
+      invalid: () => [['codes', '--extend', fixture('extend/clashing.json')], ['codes', '--extend', join(dir, 'bad.json')]],
     },
     demo: {
-      clean: () => ['demo', '--json'],
+      clean: () => [['demo'], ['demo', '--json']],
       findings: () => 'it runs a fixed experiment and checks nothing',
-      usage: () => ['demo', 'extra-argument'],
+      usage: () => [['demo', 'extra-argument'], ['demo', '--nope']],
       unreadable: () => 'it reads no file',
       invalid: () => 'it reads no input',
     },
     start: {
-      clean: () => ['start', '--scale', '0.001'],
+      clean: () => [['start', '--scale', '0.001'], ['start', '--scale', '0.001', '--json']],
       findings: () => 'it runs a fixed experiment and checks nothing',
-      usage: () => ['start', '--scale', 'fast'],
+      usage: () => [['start', '--scale', 'fast'], ['start', '--scale', '0'], ['start', '--scale', '2'], ['start', '--scale', '0x1'], ['start', '--scale', '']],
       unreadable: () => 'it reads no file',
       invalid: () => 'it reads no input',
     },
     classify: {
-      clean: () => ['classify', '-s', '429', '-b', fixture('responses/nginx-404-not-found.json')],
+      clean: () => [['classify', '-s', '429', '-b', fixture('responses/nginx-404-not-found.json')], ['classify', '-s', '100', '--json'], ['classify', '-s', '599']],
       findings: () => 'it reads any response as the envelope, and has nothing to find',
-      usage: () => ['classify', '-b', fixture('responses/nginx-404-not-found.json')],
-      unreadable: () => ['classify', '-s', '500', '-b', missing()],
+      usage: () => [
+        ['classify', '-b', fixture('responses/nginx-404-not-found.json')],
+        ['classify', '-s', '99'],
+        ['classify', '-s', '600'],
+        ['classify', '-s', '4290'],
+        ['classify', '-s', '42'],
+        ['classify', '-s', 'abc'],
+        ['classify', '-s', '429', '-H', 'no colon'],
+      ],
+      unreadable: () => [['classify', '-s', '500', '-b', missing()]],
       invalid: () => 'any bytes are a body it can read',
     },
     lint: {
-      clean: () => ['lint', fixture('lint/clean-3.1.yaml')],
-      findings: () => ['lint', fixture('lint/faulty-3.1.yaml')],
-      usage: () => ['lint', fixture('lint/clean-3.1.yaml'), '--ref-root', 'ftp://example.com/'],
-      unreadable: () => ['lint', missing()],
-      invalid: () => ['lint', join(dir, 'bad.json')],
+      clean: () => [['lint', fixture('lint/clean-3.1.yaml')], ['lint', fixture('lint/clean-3.1.yaml'), '--json']],
+      findings: () => [['lint', fixture('lint/faulty-3.1.yaml')], ['lint', fixture('lint/faulty-3.1.yaml'), '--json']],
+      usage: () => [
+        ['lint', fixture('lint/clean-3.1.yaml'), '--ref-root', 'ftp://example.com/'],
+        ['lint', fixture('lint/clean-3.1.yaml'), '--format', 'xml'],
+        ['lint', fixture('lint/clean-3.1.yaml'), '--json', '--sarif'],
+        ['lint', fixture('lint/clean-3.1.yaml'), '--site-codes', 'Not_A_Code'],
+        ['lint', fixture('lint/clean-3.1.yaml'), '--update-baseline'],
+      ],
+      unreadable: () => [['lint', missing()]],
+      invalid: () => [['lint', join(dir, 'bad.json')], ['lint', fixture('lint/clean-3.1.yaml'), '--extend', fixture('extend/clashing.json')]],
     },
     diff: {
-      clean: () => ['diff', catalog, catalog],
-      findings: () => ['diff', fixture('diff/site-codes-before.json'), fixture('diff/site-codes-after.json')],
-      usage: () => ['diff', catalog],
-      unreadable: () => ['diff', missing(), catalog],
-      invalid: () => ['diff', join(dir, 'bad.json'), catalog],
+      clean: () => [['diff', catalog, catalog], ['diff', catalog, catalog, '--json']],
+      findings: () => [['diff', fixture('diff/site-codes-before.json'), fixture('diff/site-codes-after.json')], ['diff', fixture('diff/site-codes-before.json'), fixture('diff/site-codes-after.json'), '--json']],
+      usage: () => [['diff', catalog], ['diff', catalog, catalog, '--nope']],
+      unreadable: () => [['diff', missing(), catalog]],
+      invalid: () => [['diff', join(dir, 'bad.json'), catalog]],
     },
     codegen: {
-      clean: () => ['codegen', '--extend', siteCodes, '--out', join(dir, 'generated')],
-      findings: () => ['codegen', '--extend', siteCodes, '--out', join(dir, 'never-written'), '--check'],
-      usage: () => ['codegen', '--out', join(dir, 'generated')],
-      unreadable: () => ['codegen', '--extend', missing(), '--out', join(dir, 'generated')],
-      invalid: () => ['codegen', '--extend', fixture('extend/clashing.json'), '--out', join(dir, 'generated')],
+      clean: () => [
+        ['codegen', '--extend', siteCodes, '--out', join(dir, 'generated')],
+        ['codegen', '--extend', siteCodes, '--out', join(dir, 'generated'), '--json'],
+        ['codegen', '--extend', siteCodes, '--out', `${join(dir, 'generated')}/`, '--check'],
+      ],
+      findings: () => [
+        ['codegen', '--extend', siteCodes, '--out', join(dir, 'never-written'), '--check'],
+        ['codegen', '--extend', siteCodes, '--out', join(dir, 'never-written'), '--check', '--json'],
+      ],
+      usage: () => [
+        ['codegen', '--out', join(dir, 'generated')],
+        // A folder that holds a file codegen did not write (bad.json), to write or to check.
+        ['codegen', '--extend', siteCodes, '--out', dir],
+        ['codegen', '--extend', siteCodes, '--out', dir, '--check'],
+        // The working directory, and the folder of the --extend file.
+        ['codegen', '--extend', siteCodes, '--out', '.'],
+        ['codegen', '--extend', siteCodes, '--out', join(siteCodes, '..')],
+      ],
+      unreadable: () => [['codegen', '--extend', missing(), '--out', join(dir, 'generated')]],
+      invalid: () => [['codegen', '--extend', fixture('extend/clashing.json'), '--out', join(dir, 'generated')]],
     },
   };
   const EXPECTED = { clean: EXIT.clean, findings: EXIT.findings, usage: EXIT.usage, unreadable: EXIT.usage, invalid: EXIT.usage } as const;
@@ -294,19 +407,25 @@ describe('the exit-code rule, command by command', () => {
     expect(Object.keys(CASES).sort()).toEqual(theProgram().commands.map((c) => c.name()).sort());
   });
 
+  it('names in EXIT_CODES_HELP the three codes it tests', () => {
+    for (const [code, word] of Object.entries({ 0: 'clean', 1: 'findings', 2: 'usage or input' })) expect(EXIT_CODES_HELP).toMatch(new RegExp(`^  ${code}  ${word}:`, 'm'));
+  });
+
   it.each(theProgram().commands.map((c) => c.name()))('%s: 0 clean, 1 findings, 2 usage, 2 unreadable input, 2 invalid input', async (name) => {
     const cases = CASES[name];
     expect(cases, `no exit-code cases for the command ${name}`).toBeDefined();
-    for (const [outcome, args] of Object.entries(cases!) as [keyof typeof EXPECTED, () => string[] | string][]) {
-      const argv = args();
-      if (typeof argv === 'string') continue;
-      const { code, err } = await cli(...argv);
-      expect(code, `${name} ${outcome}: ${argv.join(' ')}\n${err}`).toBe(EXPECTED[outcome]);
-      if (outcome === 'unreadable') expect(err).toMatch(new RegExp(`^agent-errors ${name}: cannot (?:open|read) .*does-not-exist\\.json`));
-      // No input the user can fix ends in a stack trace.
-      if (code === EXIT.usage) expect(err, `${name} ${outcome}`).not.toMatch(/\n\s+at /);
+    for (const [outcome, args] of Object.entries(cases!) as [keyof typeof EXPECTED, () => string[][] | string][]) {
+      const argvs = args();
+      if (typeof argvs === 'string') continue;
+      for (const argv of argvs) {
+        const { code, err } = await cli(...argv);
+        expect(code, `${name} ${outcome}: ${argv.join(' ')}\n${err}`).toBe(EXPECTED[outcome]);
+        if (outcome === 'unreadable') expect(err).toMatch(new RegExp(`^agent-errors ${name}: cannot (?:open|read) .*does-not-exist\\.json`));
+        // No input the user can fix ends in a stack trace.
+        if (code === EXIT.usage) expect(err, `${name} ${outcome}: ${argv.join(' ')}`).not.toMatch(/\n\s+at /);
+      }
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('agent-errors as a child process', () => {
