@@ -9,6 +9,7 @@ export interface RetryWordEntry {
   default_retry_after?: number;
   idempotent_only?: boolean;
   advice: string;
+  advice_without_delay?: string;
 }
 
 export interface CodeExample {

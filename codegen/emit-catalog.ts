@@ -43,6 +43,8 @@ export function emitCatalog(catalog: Catalog, codePattern: string, header: Heade
           '  readonly default_retry_after?: number;',
           '  readonly idempotent_only?: boolean;',
           '  readonly advice: string;',
+          '  /** The advice for an error of this word whose delay is unknown (retry_after null), in place of the code\'s. */',
+          '  readonly advice_without_delay?: string;',
           '}',
         ].join('\n'),
       ),

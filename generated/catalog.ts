@@ -9,6 +9,8 @@ export interface RetryWordEntry {
   readonly default_retry_after?: number;
   readonly idempotent_only?: boolean;
   readonly advice: string;
+  /** The advice for an error of this word whose delay is unknown (retry_after null), in place of the code's. */
+  readonly advice_without_delay?: string;
 }
 
 /** One code of the catalog. */
@@ -48,7 +50,8 @@ export const RETRY_WORDS = {
     "requires": [
       "retry_after"
     ],
-    "advice": "Sleep for retry_after seconds, then retry."
+    "advice": "Sleep for retry_after seconds, then retry.",
+    "advice_without_delay": "Wait before retrying: the response did not say how long, so back off, doubling the wait each time, and never retry at once."
   },
   "once": {
     "next_step": "wait",

@@ -19,7 +19,7 @@ export type {
   ProblemFieldError,
   RetryWord,
 } from '../generated/types.js';
-export { codeForStatus, isKnownCode, lookup } from './core/catalog.js';
+export { adviceFor, codeForStatus, isKnownCode, lookup } from './core/catalog.js';
 export type { CodeInfo } from './core/catalog.js';
 export { validateEnvelope, validateProblem } from './core/validate.js';
 export type { ValidateEnvelopeOptions, ValidationIssue, ValidationResult } from './core/validate.js';

@@ -1,7 +1,7 @@
 // The agent client: calls a site, reads every failure as an envelope, waits only when told and only
 // as long as told, and remembers what each origin asked for.
 import type { EnvelopeError } from '../../generated/types.js';
-import { lookup } from '../core/catalog.js';
+import { adviceFor } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
 import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, loadErrorPath, maySayError, nextWait, payWith, resolveOptions, saysError, settle, type AgentClientOptions, type Outcome, type PaymentHeaders } from './policy.js';
@@ -156,7 +156,7 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
 export const failure = ({ error, response, remembered, thrown }: Outcome): AgentFailure & { readonly response?: Response } => ({
   ok: false,
   error: error!,
-  advice: lookup(error!.code).advice,
+  advice: adviceFor(error!),
   ...(response ? { response } : {}),
   ...(remembered ? { remembered } : {}),
   ...(thrown === undefined ? {} : { cause: thrown }),

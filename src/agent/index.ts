@@ -1,5 +1,5 @@
 // @agent-index/errors/agent: read any error response, wait only when told, and serve older copies when sites fail.
-export { codeForStatus, isKnownCode, isRetryWord, lookup } from '../core/catalog.js';
+export { adviceFor, codeForStatus, isKnownCode, isRetryWord, lookup } from '../core/catalog.js';
 export type { CodeInfo } from '../core/catalog.js';
 export { explainResponse, fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 export type { Explained, FromResponseOptions } from '../core/from-response.js';

@@ -6,7 +6,7 @@ import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import { quote } from '../core/refuse.js';
 import { ENVELOPE_OUTPUT_SCHEMA, type ObjectJsonSchema } from '../../generated/envelope-output-schema.js';
 import type { Envelope, EnvelopeError } from '../../generated/types.js';
-import { lookup } from '../core/catalog.js';
+import { adviceFor, lookup } from '../core/catalog.js';
 import { cleanText } from '../core/html.js';
 import { validateEnvelope } from '../core/validate.js';
 import type { AgentFailure, AgentResult } from './client.js';
@@ -76,8 +76,8 @@ function describe(error: EnvelopeError): string {
   const message = quotable(error.message);
   const sentences = [
     `The request failed with ${error.code}${info.known ? ` (${info.title})` : ''}${message === null ? '' : `: ${JSON.stringify(message)}`}.`,
-    // A site's own code has no advice of its own in the catalog: its retry word's advice says what to do.
-    `What to do: ${info.known ? info.advice : word.advice} Retry word ${error.retry}, next step ${word.next_step}.`,
+    // A site's own code has no advice of its own in the catalog: its retry word's says what to do, as does a wait whose length is unknown.
+    `What to do: ${adviceFor(error)} Retry word ${error.retry}, next step ${word.next_step}.`,
   ];
   if (error.field !== null) sentences.push(`Field at fault: ${cleanText(error.field)}.`);
   if (error.errors?.length) sentences.push(`Each field at fault: ${error.errors.map((e) => `${cleanText(e.field)} (${e.code})`).join(', ')}.`);

@@ -1,5 +1,5 @@
 // Look-ups in the generated catalog: what a code means and what an agent does about it.
-import { CODES, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, STATUS_TEXT, UNKNOWN_CODE, type CodeEntry } from '../../generated/catalog.js';
+import { CODES, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, STATUS_TEXT, UNKNOWN_CODE, type CodeEntry, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Code, CodeRetry, NextStep, RetryWord } from '../../generated/types.js';
 
 /** Everything the catalog says about one code, with its retry word's next step and advice. */
@@ -62,6 +62,19 @@ export function lookup(code: string): CodeInfo {
     family: known ? entry.family : null,
     draft: known ? (entry.draft ?? false) : false,
   };
+}
+
+/**
+ * The advice for an error as an agent holds it: its code's (for a code the catalog does not list, or
+ * one sent with another retry word than the catalog's, its retry word's), or, when its word waits for a delay the response did not give (retry_after null),
+ * the word's advice for a wait of unknown length, since the code's counts on the delay.
+ * @example adviceFor({ code: 'rate_limited', retry: 'after_delay', retry_after: null }) // 'Wait before retrying: ...'
+ */
+export function adviceFor(error: { readonly code: string; readonly retry: RetryWord; readonly retry_after: number | null }): string {
+  const word: RetryWordEntry = RETRY_WORDS[error.retry];
+  if (error.retry_after === null && word.advice_without_delay !== undefined) return word.advice_without_delay;
+  // A known code's advice is for its own word; sent with another (a site that said otherwise), the word's is what to do.
+  return isKnownCode(error.code) && CODES[error.code].retry === error.retry ? CODES[error.code].advice : word.advice;
 }
 
 /** The code an agent gives an error response that names none, from its HTTP status alone. */

@@ -47,6 +47,13 @@ describe('the agent client', () => {
     if (!result.ok) expect(validateEnvelope({ error: result.error }).valid).toBe(true);
   });
 
+  it('advises a wait of unknown length, not "retry_after seconds", for a 429 that does not say how long', async () => {
+    const server = await scripted([{ status: 429, body: 'Too many requests' }]);
+    const result = await client(virtualClock()).fetch(server.url);
+    expect(result).toMatchObject({ ok: false, error: { code: 'rate_limited', retry_after: null }, advice: RETRY_WORDS.after_delay.advice_without_delay });
+    if (!result.ok) expect(result.advice).not.toMatch(/retry_after/);
+  });
+
   it('answers from memory, retry_after counting down, until the delay has passed', async () => {
     const server = await scripted([{ status: 503, headers: { 'retry-after': '120' } }, { status: 200 }]);
     const clock = virtualClock();

@@ -108,7 +108,9 @@ describe('toToolResult', () => {
     expect(envelope).toEqual({ error: { code: 'temporarily_unavailable', message: 'Down for maintenance', field: null, retry: 'after_delay', retry_after: null } });
     // As a site's own envelope it would lack the delay its word calls for; the output schema takes it as received.
     expect(validateEnvelope(envelope).valid).toBe(false);
-    expect(textOf(tool)).toContain(lookup('temporarily_unavailable').advice);
+    // The code's advice counts on a delay; with none, the word's advice for a wait of unknown length.
+    expect(textOf(tool)).not.toContain(lookup('temporarily_unavailable').advice);
+    expect(textOf(tool)).toContain(`What to do: ${RETRY_WORDS.after_delay.advice_without_delay}`);
     expect(textOf(tool)).toContain('When: the site said to wait but gave no delay (retry_after is null).');
   });
 

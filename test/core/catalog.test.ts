@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { CODES, RETRY_WORDS, STATUS_DEFAULTS, UNKNOWN_CODE, codeForStatus, isKnownCode, lookup, type Code, type CodeEntry, type CodeInfo, type RetryWord } from '../../src/index.js';
+import { CODES, RETRY_WORDS, STATUS_DEFAULTS, UNKNOWN_CODE, adviceFor, codeForStatus, isKnownCode, lookup, type Code, type CodeEntry, type CodeInfo, type RetryWord } from '../../src/index.js';
 
 describe('lookup', () => {
   it.each(Object.keys(CODES) as Code[])('gives %s its catalog status, retry word and next step', (code) => {
@@ -62,5 +62,28 @@ describe('codeForStatus', () => {
 
   it('always answers with a catalog code for any error status', () => {
     fc.assert(fc.property(fc.integer({ min: 400, max: 599 }), (status) => void expect(isKnownCode(codeForStatus(status))).toBe(true)));
+  });
+});
+
+describe('adviceFor', () => {
+  const words = Object.keys(RETRY_WORDS) as RetryWord[];
+
+  it("gives the code's advice, a word's for a code the catalog does not list, and never speaks of retry_after seconds when there are none", () => {
+    expect(adviceFor({ code: 'rate_limited', retry: 'after_delay', retry_after: 30 })).toBe(CODES.rate_limited.advice);
+    expect(adviceFor({ code: 'coupon_expired', retry: 'refetch', retry_after: null })).toBe(RETRY_WORDS.refetch.advice);
+    expect(adviceFor({ code: 'temporarily_unavailable', retry: 'after_delay', retry_after: null })).toBe(RETRY_WORDS.after_delay.advice_without_delay);
+    fc.assert(
+      fc.property(fc.oneof(fc.constantFrom(...Object.keys(CODES)), fc.string()), fc.constantFrom(...words), fc.option(fc.nat(86_400)), (code, retry, delay) => {
+        const advice = adviceFor({ code, retry, retry_after: delay });
+        expect(typeof advice === 'string' && advice.length > 0).toBe(true);
+        if (delay === null) expect(advice).not.toMatch(/retry_after/);
+      }),
+    );
+  });
+
+  it('has advice for a wait of unknown length on every word that requires a delay', () => {
+    for (const word of words.filter((w) => (RETRY_WORDS[w].requires as readonly string[]).includes('retry_after'))) {
+      expect((RETRY_WORDS[word] as { advice_without_delay?: string }).advice_without_delay, word).toMatch(/\S/);
+    }
   });
 });
