@@ -18,6 +18,8 @@ export default defineConfig({
     // CI runs too.
     exclude: [...configDefaults.exclude, 'test/pack.test.ts', 'test/next/**', 'test/agent/fleet*.test.ts', 'test/agent/hostile.test.ts', 'test/agent/boundary-30s.test.ts'],
     globalSetup: ['test/setup/redis.ts'],
+    // Any warning of Node, in a worker or in a child process of a test, fails the test it came in.
+    setupFiles: ['test/setup/warnings.ts'],
     testTimeout: 30_000,
     reporters: ['default', plainSummary],
   },

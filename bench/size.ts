@@ -27,8 +27,9 @@
 // adapter's subpath stays at 24. /agent was 26 KB, /site 25 and each adapter 24 until every
 // option of every function was checked by name (issue 35): the table of each function's options,
 // what each takes in words, and the closest known name offered for one it does not know, about
-// 0.55 KB on /agent and on each adapter, and 0.95 KB on /site, whose builders and
-// translateUpstream check theirs too.) The budget counts
+// 0.55 KB on /agent and on each adapter, and 1.3 KB on /site, whose builders, translateUpstream and
+// the low-level pieces it exports for custom adapters (isAgentRequest, renderEnvelope,
+// convertAppError, renderProblemPage) check theirs too, so /site is 27 KB.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //
@@ -45,8 +46,8 @@ export const AGENT_BUDGET_BYTES = 27 * 1024;
 /** What a site's entry may weigh, the core or one framework's adapter: 25 KB, minified and gzipped. */
 export const SITE_BUDGET_BYTES = 25 * 1024;
 
-/** What /site, which also exports the builders (a site's own codes' among them), may weigh: 26 KB. */
-export const SITE_ROOT_BUDGET_BYTES = 26 * 1024;
+/** What /site, which also exports the builders (a site's own codes' among them), may weigh: 27 KB. */
+export const SITE_ROOT_BUDGET_BYTES = 27 * 1024;
 
 /** The entry points under budget: subpath, its file in the built package, and its budget. */
 export const BUDGETED = [

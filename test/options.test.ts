@@ -231,6 +231,8 @@ describe('the one check, checkRules', () => {
     expect(() => checkRules('createAgentClient', { maxWait: 30 }, checks)).toThrow('createAgentClient: unknown option "maxWait" (did you mean "maxWaitSeconds"?)');
     expect(() => checkRules('agentFriendlyExpress', { onerror: () => {} }, checks)).toThrow('agentFriendlyExpress: unknown option "onerror" (did you mean "onError"?)');
     expect(() => checkRules('x', { maxCals: 2 }, checks)).toThrow('x: unknown option "maxCals" (did you mean "maxCalls"?)');
+    expect(() => checkRules('x', { maxClals: 2 }, checks)).toThrow('x: unknown option "maxClals" (did you mean "maxCalls"?)');
+    expect(() => checkRules('x', { cdoe: 1 }, { code: checks.maxCalls!, kind: checks.maxCalls! })).toThrow('x: unknown option "cdoe" (did you mean "code"?)');
     expect(() => checkRules('createAgentClient', { budget: 3 }, checks, { budget: 'maxCalls' })).toThrow('createAgentClient: the option "budget" is called "maxCalls" now');
     expect(() => checkRules('x', { retries: 3 }, checks)).toThrow('x: unknown option "retries"; it takes "maxWaitSeconds", "maxCalls", "onError"');
     expect(() => checkRules('x', { a: 1 }, {})).toThrow('x: unknown option "a"; it takes none');

@@ -30,17 +30,17 @@ export type Check = readonly [ok: (value: unknown) => boolean, takes: string];
  */
 export type Checks<O> = { readonly [K in keyof O]-?: Check };
 
-/** Edit distance between two names, case ignored (Levenshtein, one row). */
+/** Edit distance between two lower-cased names, two letters swapped counting as one edit (cdoe, code): optimal string alignment. */
 function distance(a: string, b: string): number {
-  a = a.toLowerCase();
-  b = b.toLowerCase();
-  let row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    row = next;
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
   }
-  return row[b.length]!;
+  return d[a.length]![b.length]!;
 }
 
 /**
@@ -65,8 +65,7 @@ export function unknownOption(who: string, name: string, known: readonly string[
   const now = Object.hasOwn(renamed, name) ? renamed[name] : undefined;
   if (now !== undefined) throw new TypeError(`${who}: the option "${name}" is called "${now}" now`);
   const near = closest(name, known);
-  const hint = near === undefined ? (known.length > 0 ? `; it takes ${known.map((k) => `"${k}"`).join(', ')}` : '; it takes none') : ` (did you mean "${near}"?)`;
-  throw new TypeError(`${who}: unknown option "${name}"${hint}`);
+  throw new TypeError(`${who}: unknown option "${name}"${near === undefined ? `; it takes ${known.map((k) => `"${k}"`).join(', ') || 'none'}` : ` (did you mean "${near}"?)`}`);
 }
 
 /**

@@ -4,6 +4,7 @@ import { RETRY_WORDS } from '../../generated/catalog.js';
 import type { EnvelopeError, Problem } from '../../generated/types.js';
 import { lookup } from './catalog.js';
 import { checkRules, refuse, type Checks } from './refuse.js';
+import { isRecord } from './json.js';
 
 /** What a problem body adds to an envelope error. */
 export interface ProblemOptions {
@@ -27,7 +28,7 @@ const PROBLEM_CHECKS: Checks<ProblemOptions> = {
 /** RFC 9457 problem details for an envelope error sent with `status`. */
 export function problemFrom(error: EnvelopeError, status: number, options: ProblemOptions = {}): Problem {
   checkRules('problemFrom', options, PROBLEM_CHECKS);
-  if (typeof error !== 'object' || error === null || !Object.hasOwn(RETRY_WORDS, String(error.retry))) refuse('problemFrom', 'error', 'an envelope error { code, message, field, retry, retry_after }', error);
+  if (!isRecord(error) || !Object.hasOwn(RETRY_WORDS, String(error.retry))) refuse('problemFrom', 'error', 'an envelope error { code, message, field, retry, retry_after }', error);
   const info = lookup(error.code);
   const problem: Problem = {
     type: `${(options.base ?? '').replace(/\/+$/, '')}/problems/${error.code}`,

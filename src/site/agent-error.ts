@@ -8,7 +8,8 @@ import { paymentHeaders, x402RequirementsOf } from '../core/payment.js';
 import { validateEnvelope } from '../core/validate.js';
 import { errorBodyKind, type ErrorBodyKind } from './accept.js';
 import { BRAND, pageResponse, type Page } from './brand.js';
-import { checkRules, DELAY, isWhole, quote, refuse, type Checks } from '../core/refuse.js';
+import { checkRules, DELAY, isWhole, quote, refuse, type Check, type Checks } from '../core/refuse.js';
+import { isRecord } from '../core/json.js';
 import { SITE_CODES, type SiteCodeEntry } from './site-codes.js';
 
 export { isAgentError, pageResponse, type Page } from './brand.js';
@@ -52,7 +53,8 @@ type Args<C extends Code> = keyof CodeRequirements[C] extends never ? [options?:
 const text = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
 const string = (value: unknown): boolean => typeof value === 'string';
 
-const any = (): boolean => true;
+/** A check any value passes: the option is checked against the code below, or is anything (cause). */
+const ANY: Check = [() => true, ''];
 
 /** Every option of an error, with the checks that need nothing of its code; status, retry and payment are checked against the code below. */
 const OPTION_CHECKS: Checks<AgentErrorBaseOptions & Pick<SiteErrorOptions, 'status' | 'retry' | 'title'>> = {
@@ -63,10 +65,10 @@ const OPTION_CHECKS: Checks<AgentErrorBaseOptions & Pick<SiteErrorOptions, 'stat
   instance: [string, 'a string'],
   retryAfter: [isWhole, DELAY],
   errors: [Array.isArray, 'an array of { field, code, message }'],
-  cause: [any, 'anything'],
-  payment: [any, 'a payment'],
-  status: [any, 'an HTTP error status'],
-  retry: [any, 'a retry word'],
+  cause: ANY,
+  payment: ANY,
+  status: ANY,
+  retry: ANY,
 };
 
 /** Refuses a payment an agent could not pay: on a code that does not ask for one, malformed, or x402 without what its clients sign. */
@@ -246,12 +248,12 @@ export function siteError<C extends string>(code: C extends Code ? never : C, op
  * Throws a TypeError naming an entry an agent could not act on, or a code the catalog has.
  */
 export function defineSiteCodes(codes: Readonly<Record<string, SiteCodeEntry>>, pages: Readonly<Record<string, string>> = {}): { agentError: (code: string, options?: AgentErrorBaseOptions) => AgentError } {
-  if (typeof codes !== 'object' || codes === null) refuse('defineSiteCodes', 'codes', 'an object of code entries { code: { status, retry, title, advice? } }', codes);
-  if (typeof pages !== 'object' || pages === null) refuse('defineSiteCodes', 'pages', 'an object of pages { code: html }', pages);
+  if (!isRecord(codes)) refuse('defineSiteCodes', 'codes', 'an object of entries by code', codes);
+  if (!isRecord(pages)) refuse('defineSiteCodes', 'pages', 'an object of pages by code', pages);
   for (const [code, entry] of Object.entries(codes)) {
     const who = `defineSiteCodes(${quote(code)})`;
     if (isKnownCode(code) || !CODE_PATTERN.test(code)) throw new TypeError(`${who}: a site's own code is lowercase snake case and not one of the catalog's`);
-    if (typeof entry !== 'object' || entry === null) refuse(who, 'entry', '{ status, retry, title, advice? }', entry);
+    if (!isRecord(entry)) refuse(who, 'entry', '{ status, retry, title, advice? }', entry);
     if (pages[code] !== undefined && typeof pages[code] !== 'string') refuse(who, 'page', 'the HTML of its page, a string', pages[code]);
     if (!(Number.isInteger(entry.status) && entry.status >= 400 && entry.status <= 599)) refuse(who, 'status', 'an HTTP error status, 400 to 599', entry.status);
     if (!isRetryWord(entry.retry)) refuse(who, 'retry', `one of ${Object.keys(RETRY_WORDS).join(', ')}`, entry.retry);

@@ -13,6 +13,7 @@ import type { Page } from './brand.js';
 import { utf8Length } from './body.js';
 import { SITE_CODES } from './site-codes.js';
 import { checkRules, DELAY, isWhole, refuse, type Checks } from '../core/refuse.js';
+import { isRecord } from '../core/json.js';
 
 /** Options every adapter takes. */
 export interface AgentFriendlyOptions {
@@ -31,6 +32,9 @@ export interface AgentFriendlyOptions {
    */
   readonly retryAfter?: number;
 }
+
+/** What a request's headers are, in words. */
+const HEADERS = 'a Headers or a record';
 
 /** A base problem type URIs can start with: an absolute http or https URL, without query or fragment. */
 const isBase = (value: unknown): boolean => typeof value === 'string' && /^https?:\/\/[^\s?#]+$/i.test(value) && URL.canParse(value);
@@ -71,7 +75,7 @@ function header(headers: RequestHeadersLike, name: string): string | null {
 
 /** True when the request carries an HTTP Message Signature (RFC 9421; Web Bot Auth adds Signature-Agent). */
 export function isSignedRequest(headers: RequestHeadersLike): boolean {
-  if (typeof headers !== 'object' || headers === null) refuse('isSignedRequest', 'headers', "a request's headers (a Headers or a record)", headers);
+  if (!isRecord(headers)) refuse('isSignedRequest', 'headers', HEADERS, headers);
   return header(headers, 'signature') !== null && header(headers, 'signature-input') !== null;
 }
 
@@ -81,7 +85,7 @@ export function isSignedRequest(headers: RequestHeadersLike): boolean {
  */
 export function isAgentRequest(request: Request | { headers: RequestHeadersLike }): boolean {
   const headers = (request as Partial<Request> | null | undefined)?.headers;
-  if (typeof headers !== 'object' || headers === null) refuse('isAgentRequest', 'request', 'a request with headers (a Request, or { headers })', request);
+  if (!isRecord(headers)) refuse('isAgentRequest', 'request', 'a request with headers', request);
   return isSignedRequest(headers) || acceptsLikeAnAgent(header(headers, 'accept'));
 }
 
@@ -99,7 +103,7 @@ export interface Rendered {
  * else `retryAfter`.
  */
 export function renderEnvelope(received: Envelope, status: number, accept: string | null, base: string, retryAfter = DEFAULT_RETRY_AFTER): Rendered {
-  if (typeof received !== 'object' || received === null || !Object.hasOwn(RETRY_WORDS, String(received.error?.retry))) refuse('renderEnvelope', 'received', 'an envelope { error: { code, message, field, retry, retry_after } }', received);
+  if (!isRecord(received) || !Object.hasOwn(RETRY_WORDS, String(received.error?.retry))) refuse('renderEnvelope', 'received', 'an envelope', received);
   // Sending, the site fills the delay its word calls for, as agentError requires or fills it.
   const word: RetryWordEntry = RETRY_WORDS[received.error.retry];
   const delay = word.default_retry_after ?? (word.requires.includes('retry_after') ? retryAfter : undefined);
@@ -190,7 +194,7 @@ function contentTypeOf(headers: HeadersInput): string | null {
  * and negotiated. Returns null when the app's body already is this contract and goes out as it is.
  */
 export function convertAppError(captured: CapturedError, accept: string | null, base: string, retryAfter?: number): Conversion | null {
-  if (typeof captured !== 'object' || captured === null || typeof captured.status !== 'number') refuse('convertAppError', 'captured', "an app's error response { status, headers, body }", captured);
+  if (!isRecord(captured) || typeof captured.status !== 'number') refuse('convertAppError', 'captured', '{ status, headers, body }', captured);
   if (alreadyInContract(contentTypeOf(captured.headers), captured.body)) return null;
   const envelope = fromResponse(captured.status, captured.headers, captured.body);
   const { code } = envelope.error;
@@ -255,7 +259,7 @@ export async function renderProblemPage(
   base?: string,
 ): Promise<Rendered | null> {
   checkRules('renderProblemPage', options, FRIENDLY_CHECKS);
-  if (typeof headers !== 'object' || headers === null) refuse('renderProblemPage', 'headers', "the request's headers (a Headers or a record)", headers);
+  if (!isRecord(headers)) refuse('renderProblemPage', 'headers', HEADERS, headers);
   if (typeof method !== 'string' || typeof pathname !== 'string') refuse('renderProblemPage', typeof method !== 'string' ? 'method' : 'pathname', 'a string', typeof method !== 'string' ? method : pathname);
   options ??= {};
   base ??= baseOf(options, header(headers, 'host'), false);

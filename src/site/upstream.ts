@@ -37,7 +37,7 @@ type Input = Envelope | EnvelopeError;
 
 const string = (value: unknown): boolean => typeof value === 'string';
 const UPSTREAM_CHECKS: Checks<TranslateUpstreamOptions> = {
-  fields: [(value) => isRecord(value) && Object.values(value).every(string), "an object of the upstream's field names to the caller's, each a string"],
+  fields: [(value) => isRecord(value) && Object.values(value).every(string), "an object of the upstream's field names to the caller's"],
   payer: [(value) => value === 'caller' || value === 'site', "'caller' or 'site'"],
   retryAfter: [isWhole, DELAY],
   message: [(value) => string(value) && (value as string).trim() !== '', 'a non-empty string'],
@@ -95,7 +95,7 @@ export function translateUpstream(upstream: Response | Input, options: Translate
   checkRules('translateUpstream', options, UPSTREAM_CHECKS);
   if (!isResponse(upstream)) {
     const error = errorOf(upstream);
-    if (!isRecord(error) || !string(error.code) || !isRetryWord(error.retry)) refuse('translateUpstream', 'upstream', 'a Response, an envelope or its error (fromResponse(...) or .error)', upstream);
+    if (!isRecord(error) || !string(error.code) || !isRetryWord(error.retry)) refuse('translateUpstream', 'upstream', 'a Response, an envelope or its error', upstream);
   }
   if (isResponse(upstream)) {
     const { status, headers } = upstream;

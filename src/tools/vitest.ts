@@ -3,6 +3,7 @@
 // this subpath load it. Codes, statuses, retry words and media types come from the catalog and the
 // site side's own renderers, never from literals here.
 import { expect, type ExpectStatic, type MatcherState } from 'vitest';
+import { CODE_PATTERN } from '../../generated/catalog.js';
 import type { AnyCode } from '../../generated/types.js';
 import { isKnownCode, lookup } from '../core/catalog.js';
 import { retryAfterSeconds } from '../core/delay.js';
@@ -10,6 +11,7 @@ import { headerValue, toHeaders, type Fields, type HeadersInput } from '../core/
 import { parseHttpDate, referenceClock } from '../core/http-date.js';
 import { isRecord, own } from '../core/json.js';
 import { frontMatter } from '../core/front-matter.js';
+import { checkRules, refuse, type Checks } from '../core/refuse.js';
 import { errorHeaders } from '../core/render.js';
 import { validateEnvelope, validateProblem, type ValidationIssue, type ValidationResult } from '../core/validate.js';
 import { violations, type ViolationRule } from './violations.js';
@@ -73,8 +75,10 @@ declare module 'vitest' {
      * a valid problem. With `code`, the body carries that code. It does not check the status
      * against the catalog, Retry-After or the content type: `toSatisfyAgentContract` does.
      *
-     * Async for a Fetch `Response` (await it; the body is read from a clone, so the caller can
-     * still read it), synchronous for a supertest response and a plain `{ status, headers, body }`.
+     * Async for a Fetch `Response` (await it: a test that does not fails; the body is read from a
+     * clone, so the caller can still read it), synchronous for a supertest response and a plain
+     * `{ status, headers, body }`. A code that is neither the catalog's nor lowercase snake case
+     * throws a TypeError.
      * @example
      * await expect(await fetch(url)).toBeAgentError('rate_limited');
      * expect(await supertest(app).get('/orders/42')).toBeAgentError('not_found');
@@ -88,7 +92,8 @@ declare module 'vitest' {
      * (both absent is fine, one without the other is not); the content type is the body kind's;
      * and `violations` finds nothing.
      *
-     * Async for a Fetch `Response` (await it), synchronous for the other shapes.
+     * Async for a Fetch `Response` (await it: a test that does not fails), synchronous for the
+     * other shapes. An unknown option, or a bad value of one, throws a TypeError naming it.
      * @example
      * await expect(await fetch(url)).toSatisfyAgentContract();
      * expect(await supertest(app).get('/busy')).toSatisfyAgentContract({ code: 'rate_limited', kind: 'envelope' });
@@ -220,21 +225,164 @@ function readShape(value: ResponseShape): Snapshot {
   return snapshot(status, headers, body);
 }
 
+/** What the matchers take as the response, in words. */
+const RESPONSE_TAKES = 'a Fetch Response, a supertest response or a { status, headers, body } object';
+
 /**
  * Runs `judge` on `received`: at once for a supertest response or a plain object, after reading a
  * clone's body for a Fetch Response. Anything else, and a Response whose body was already read, is
  * a mistake in the test rather than a verdict: it throws, with `.not` as without.
  */
-function judged(name: string, received: unknown, judge: (response: Snapshot) => AgentMatcherResult): AgentMatcherResult | Promise<AgentMatcherResult> {
+function judged(state: MatcherState, name: keyof typeof agentErrorMatchers, args: string, received: unknown, judge: (response: Snapshot) => AgentMatcherResult): AgentMatcherResult | Promise<AgentMatcherResult> {
   if (isFetchResponse(received)) {
     if (received.bodyUsed) {
       throw new TypeError(`${name}: the Response's body was already read, so there is no body left to check; call the matcher before reading it (the matcher reads a clone and leaves the body to you)`);
     }
     const copy = received.clone();
-    return copy.text().then((text) => judge(snapshot(received.status, received.headers, bodyFromText(text))));
+    return watched(state, name, args, copy.text().then((text) => judge(snapshot(received.status, received.headers, bodyFromText(text)))), agentErrorMatchers[name]);
   }
   if (isResponseShape(received)) return judge(readShape(received));
-  throw new TypeError(`${name}: expected a Fetch Response, a supertest response or a { status, headers, body } object, received ${show(received)}`);
+  // The usual slip: expect(fetch(url)) without await, whose Promise JSON shows as {}.
+  if (isThenable(received)) {
+    throw new TypeError(`${name}: the response must be ${RESPONSE_TAKES} (got a Promise: await it first, or write await expect(promise).resolves.${name}(${args}))`);
+  }
+  return refuse(name, 'the response', RESPONSE_TAKES, received);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+// ---------------------------------------------------------------------------------------------
+// A matcher nobody awaits
+// ---------------------------------------------------------------------------------------------
+
+/** How long the failure of a matcher nobody awaited waits for its verdict, to show it: well within vitest's hook timeout. */
+const VERDICT_WAIT_MS = 1000;
+
+/** Whether a call of `then` counts as the test taking the verdict up. */
+type Taken = (onRejected: unknown) => boolean;
+
+/**
+ * A Promise that notes when something takes it up. A subclass rather than a bare thenable, so that
+ * it stays `instanceof Promise` and `await` (which skips the `then` lookup for a plain Promise)
+ * still calls its `then`; its species is Promise, so what `then` derives is a plain Promise.
+ */
+class Watched<T> extends Promise<T> {
+  static override get [Symbol.species](): PromiseConstructor {
+    return Promise;
+  }
+
+  #taken: Taken = () => true;
+  #take: () => void = () => undefined;
+  #derived = false;
+
+  /**
+   * `promise`, watched: `taken` says which calls of its `then` count, `take` is told of each that
+   * does; with `derived`, what its `then` returns is watched too, each call of it counting.
+   */
+  static of<T>(promise: PromiseLike<T>, taken: Taken, take: () => void, derived: boolean): Watched<T> {
+    const watched = new Watched<T>((resolve, reject) => void promise.then(resolve, reject));
+    watched.#taken = taken;
+    watched.#take = take;
+    watched.#derived = derived;
+    // A failure nobody takes up is reported by the hook of watched(), not as an unhandled rejection
+    // as well, after the test. Promise.prototype.then itself, so that this does not count as taking it.
+    void Promise.prototype.then.call(watched, undefined, () => undefined);
+    return watched;
+  }
+
+  override then<A = T, B = never>(onFulfilled?: ((value: T) => A | PromiseLike<A>) | null, onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+    if (this.#taken(onRejected)) this.#take();
+    const next = super.then(onFulfilled, onRejected);
+    // What vitest's then(check) derives is what expect(...).matcher() hands the test: watched. What
+    // the test derives from that is the test's own, a plain Promise that rejects aloud.
+    return this.#derived ? Watched.of(next, () => true, this.#take, false) : next;
+  }
+}
+
+/**
+ * The verdict of a matcher on a Fetch Response, as a Promise that fails the test when the test
+ * does not take it up. vitest runs an async custom matcher as `verdict.then(check)` and hands the
+ * test what that returns; a test that does not await it checks nothing, and its failure, if any,
+ * comes later as an unhandled rejection, after the test has passed. So, as vitest does for
+ * expect.poll, the test's `onTestFinished` hook (through `this.task`, the test a matcher runs in,
+ * from vitest's documented matcher state) fails the test when nothing took the promise up: a call
+ * of `then`, `catch` or `finally` on what vitest handed the test (await, .then, Promise.all), or
+ * `await` of the matcher's own result when called by hand (await passes `then` both callbacks;
+ * vitest's own `then(check)` passes one, and does not count).
+ */
+function watched(state: MatcherState, name: string, args: string, verdict: Promise<AgentMatcherResult>, caller: Function): Promise<AgentMatcherResult> {
+  const task = state.task;
+  // Outside a test (a hook, a module's top level), or with the global expect in a concurrent test,
+  // vitest gives no task: there is no test to fail, and the unhandled rejection is the signal left.
+  if (task === undefined) return verdict;
+  // The stack of the call from the test, for the failure to point at the line that did not await.
+  const site = new Error('not awaited');
+  // V8 and JavaScriptCore have it; elsewhere the stack keeps this module's frames too.
+  Error.captureStackTrace?.(site, caller);
+  let taken = false;
+  let outcome: AgentMatcherResult | undefined;
+  const settled = verdict.then(
+    (result) => void (outcome = result),
+    () => undefined,
+  );
+  try {
+    task.context.onTestFinished(async () => {
+      // A test that failed already may have skipped its await by throwing: its own error says enough.
+      if (taken || task.result?.state === 'fail') return;
+      // The verdict too, when the body comes within a moment (a test that ends at once has not
+      // read it yet); a body that never ends (a stream) must not hold the test up.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([settled, new Promise<void>((resolve) => (timer = setTimeout(resolve, VERDICT_WAIT_MS)))]);
+      clearTimeout(timer);
+      // vitest leaves isNot undefined without .not.
+      const fails = outcome !== undefined && outcome.pass === (state.isNot === true);
+      throw notAwaited(site, hint(state, name, args), fails ? outcome : undefined);
+    });
+  } catch {
+    // onTestFinished refuses a call from inside another onTestFinished hook: the test is ending,
+    // with no later point to check at, so the verdict goes unwatched.
+    return verdict;
+  }
+  return Watched.of(verdict, (onRejected) => typeof onRejected === 'function', () => void (taken = true), true);
+}
+
+/** The error of a matcher nobody awaited, with the stack of its call, and the failure it would have reported, if any. */
+function notAwaited(site: Error, call: string, failure: AgentMatcherResult | undefined): Error {
+  const lines = [
+    `${call} was not awaited: on a Fetch Response the matcher reads the body, so it returns a promise, and a promise nobody awaits checks nothing. Add await:`,
+    '',
+    `  await ${call}`,
+  ];
+  if (failure !== undefined) lines.push('', 'Awaited, it fails:', '', failure.message());
+  const error = new Error(lines.join('\n'));
+  const frames = site.stack?.slice(site.stack.indexOf('\n') + 1);
+  if (frames !== undefined) error.stack = `${error.name}: ${error.message}\n${frames}`;
+  return error;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+// ---------------------------------------------------------------------------------------------
+
+/** A code a matcher can expect: the catalog's, or a site's own in the catalog's syntax. */
+const isCode = (value: unknown): boolean => isKnownCode(value) || (typeof value === 'string' && CODE_PATTERN.test(value));
+const CODE_TAKES = 'a code of the catalog (like "rate_limited") or a site\'s own code in lowercase snake case';
+
+const BODY_KINDS: readonly unknown[] = Object.keys(MEDIA);
+
+/** The options of toSatisfyAgentContract, one check each: a new option that is not checked here does not compile. */
+const CONTRACT_CHECKS: Checks<AgentContractOptions> = {
+  code: [isCode, CODE_TAKES],
+  kind: [(value) => BODY_KINDS.includes(value), BODY_KINDS.map((k) => `"${String(k)}"`).join(' or ')],
+  // A Date's range (within 8.64e15 ms of the epoch): the clocks an HTTP-date can be counted from.
+  now: [(value) => typeof value === 'number' && !Number.isNaN(new Date(value).getTime()), 'a time in ms since the epoch, as Date.now() gives'],
+};
+
+/** Refuses arguments past the ones a matcher takes, which it would otherwise ignore. */
+function noMore(name: string, takes: string, extra: readonly unknown[]): void {
+  if (extra.length > 0) refuse(name, 'the arguments', takes, extra);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -515,15 +663,24 @@ function judgeContract(state: MatcherState, response: Snapshot, options: AgentCo
 /**
  * The matcher object, for `expect.extend(agentErrorMatchers)` by hand. Each matcher returns its
  * verdict at once for a supertest response or a plain `{ status, headers, body }` object, and a
- * Promise of it for a Fetch `Response`, whose body it reads from a clone. It throws (`.not` or
- * not) when given anything else, or a Response whose body was already read.
+ * Promise of it for a Fetch `Response`, whose body it reads from a clone; in a test, a Promise the
+ * test does not take up (await, then, catch or finally) fails the test when it ends. It throws a
+ * TypeError (`.not` or not) when given anything else, a Response whose body was already read, or
+ * an argument it does not take.
  */
 export const agentErrorMatchers = {
-  toBeAgentError(this: MatcherState, response: unknown, code?: AnyCode): AgentMatcherResult | Promise<AgentMatcherResult> {
-    return judged('toBeAgentError', response, (snap) => judgeAgentError(this, snap, code));
+  toBeAgentError(this: MatcherState, response: unknown, code?: AnyCode, ...extra: unknown[]): AgentMatcherResult | Promise<AgentMatcherResult> {
+    const name = 'toBeAgentError' as const;
+    noMore(name, 'at most one, the code', extra);
+    if (code !== undefined && !isCode(code)) refuse(name, 'the code', CODE_TAKES, code);
+    return judged(this, name, code === undefined ? '' : show(code), response, (snap) => judgeAgentError(this, snap, code));
   },
-  toSatisfyAgentContract(this: MatcherState, response: unknown, options: AgentContractOptions = {}): AgentMatcherResult | Promise<AgentMatcherResult> {
-    return judged('toSatisfyAgentContract', response, (snap) => judgeContract(this, snap, options ?? {}));
+  toSatisfyAgentContract(this: MatcherState, response: unknown, options?: AgentContractOptions, ...extra: unknown[]): AgentMatcherResult | Promise<AgentMatcherResult> {
+    const name = 'toSatisfyAgentContract' as const;
+    noMore(name, 'at most one, the options', extra);
+    checkRules(name, options, CONTRACT_CHECKS);
+    const given = options ?? {};
+    return judged(this, name, Object.keys(given).length === 0 ? '' : show(given), response, (snap) => judgeContract(this, snap, given));
   },
 };
 

@@ -197,8 +197,8 @@ async function fromFetchResponse(response: Response, request: HostRequest, info:
 const takes = (...names: OptionName[]): ReadonlySet<OptionName> => new Set(names);
 const RULES: OptionName[] = ['store', 'maxWaitSeconds', 'maxCalls', 'sleep', 'now', 'unknownDelay', 'scope', 'bodyTimeoutSeconds'];
 
-// HostOptions carries the new options beside the ones each API declares; each API is handed the
-// whole object, as a caller would hand one options object around.
+// HostOptions carries every host's options; a caller hands each host only those it takes (Host.takes),
+// since an option a host does not know is a TypeError.
 const asClient = (o: HostOptions) => o as AgentClientOptions;
 
 /** A host that resolves to the drop-in's own Response (alone, or inside a client that hands it over): failureOf reads it. */

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import express from 'express';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import { Controller, Get, Module, Res, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
@@ -270,10 +270,11 @@ const ADAPTERS: readonly Adapter[] = [
     name: 'Fastify',
     ownPage: true,
     async start({ routes, options, ownPage, log }) {
-      // Fastify's logger, its errors going to `log` (a request's own lines are left out).
+      // Fastify's logger, its errors going to `log` (a request's own lines are left out: through a
+      // LogController, as the top-level disableRequestLogging option is deprecated, FSTDEP023).
       const quiet = () => undefined;
       const logger = { level: 'info', info: quiet, warn: quiet, debug: quiet, trace: quiet, fatal: quiet, error: log, child: () => logger };
-      const app = Fastify({ loggerInstance: logger as never, disableRequestLogging: true });
+      const app = Fastify({ loggerInstance: logger as never, logController: new LogController({ disableRequestLogging: true }) });
       await app.register(agentFriendlyFastify, options);
       // The app's routes in a scope of their own, with its error handler there when it has one, as a Fastify app sets one.
       await app.register(async (scope) => {

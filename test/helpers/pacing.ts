@@ -2,7 +2,7 @@
 // (one process), the Redis store on a standalone Redis and on a Redis Cluster (two workers: two
 // stores on two connections). Real time, with waits, leases and quota windows of a few hundred ms,
 // since Redis keeps its deadlines on its own clock.
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import type { EnvelopeError } from '../../generated/types.js';
 import type { Admission, Store } from '../../src/agent/store.js';
 
@@ -34,7 +34,18 @@ async function shareWait(store: Store, key: string, ms = WAIT_MS): Promise<void>
 }
 
 /** Runs the pacing cases on stores made by `pair`; `unique` gives each case a key of its own. */
-export function pacingContract(pair: MakePair, unique: (what: string) => string): void {
+export function pacingContract(makePair: MakePair, unique: (what: string) => string): void {
+  // Each case makes stores of its own on the same clients, and a Redis store listens to its
+  // client's error and ready events until detached: detached when its case ends, a client carries
+  // one case's listeners at a time, not those of every case so far (eleven cases in, Node warned
+  // MaxListenersExceededWarning).
+  const pair: MakePair = async (options) => {
+    const stores = await makePair(options);
+    onTestFinished(() => {
+      for (const store of stores) (store as { detach?: () => void }).detach?.();
+    });
+    return stores;
+  };
   /** Two workers and a key whose shared wait has just ended, and the first call after it, which worker a made: the probe. */
   async function waitEnded(what: string) {
     const [a, b] = await pair({ probeLeaseMs: LEASE_MS });

@@ -1,11 +1,22 @@
 // The vitest matchers against real responses from a loopback server, read three ways: a Fetch
-// Response (platform fetch), a supertest response and a plain { status, headers, body } object.
+// Response (platform fetch), a supertest response and a plain { status, headers, body } object; their
+// arguments checked by name; and, in vitest runs of their own in a child process, a matcher nobody
+// awaits failing its test, and the suite's warning check (test/setup/warnings.ts) failing a test
+// that makes Node warn.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it, vi, type Assertion } from 'vitest';
 import type { AnyCode } from '../../src/index.js';
 import { agentErrorMatchers, registerAgentErrorMatchers, type AgentContractOptions } from '../../src/tools/vitest.js';
 import { serve, type TestServer } from '../helpers/server.js';
 import { EXAMPLES } from '../../src/index.js';
+import { WARNINGS_DIR_ENV } from '../setup/warnings.js';
+import defaultConfig from '../../vitest.config.js';
+import slowConfig from '../../vitest.slow.config.js';
 
 // ---------------------------------------------------------------------------------------------
 // The routes
@@ -249,9 +260,17 @@ describe('a Fetch Response', () => {
 });
 
 describe('the matchers', () => {
-  it('throw on something that is no response at all, with .not or without', () => {
-    expect(() => expect(42).toBeAgentError()).toThrow(/expected a Fetch Response, a supertest response or a \{ status, headers, body \} object, received 42/);
-    expect(() => expect('oops').not.toSatisfyAgentContract()).toThrow(/received "oops"/);
+  it('throw a TypeError on something that is no response at all, with .not or without', async () => {
+    expect(() => expect(42).toBeAgentError()).toThrow(
+      new TypeError('toBeAgentError: the response must be a Fetch Response, a supertest response or a { status, headers, body } object (got 42)'),
+    );
+    expect(() => expect('oops').not.toSatisfyAgentContract()).toThrow(/^toSatisfyAgentContract: the response must be .* \(got "oops"\)$/);
+    // The usual slip: the fetch promise itself, which JSON would show as {}.
+    const pending = fetch(`${server.url}/rate-limited`);
+    expect(() => expect(pending).toBeAgentError('rate_limited')).toThrow(
+      /^toBeAgentError: the response must be .* \(got a Promise: await it first, or write await expect\(promise\)\.resolves\.toBeAgentError\("rate_limited"\)\)$/,
+    );
+    await (await pending).text();
   });
 
   it('read a supertest response from the URL as well as from the server', async () => {
@@ -341,5 +360,295 @@ describe('the matchers', () => {
     const withStatus = () => expect(reply).toSatisfyAgentContract({ status: 429 });
     void byStatus;
     void withStatus;
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Arguments, checked by name
+// ---------------------------------------------------------------------------------------------
+
+describe('the arguments', () => {
+  const reply = { status: 429, headers: { ...JSON_TYPE, 'retry-after': '30' }, body: rateLimited };
+  const CODE_TAKES = `a code of the catalog (like "rate_limited") or a site's own code in lowercase snake case`;
+  /** `call` throws this TypeError, with .not as without, on a plain object and on a Fetch Response alike (at once: no promise to await). */
+  async function refused(call: Call, message: string): Promise<void> {
+    const response = await fetch(`${server.url}/rate-limited`);
+    for (const received of [reply, response]) {
+      expect(() => call(expect(received))).toThrow(new TypeError(message));
+      expect(() => call(expect(received).not)).toThrow(new TypeError(message));
+    }
+    expect(response.bodyUsed).toBe(false);
+  }
+
+  it("toSatisfyAgentContract refuses an option it does not know, naming the closest it does", async () => {
+    await refused((a) => a.toSatisfyAgentContract({ codes: 'rate_limited' } as never), 'toSatisfyAgentContract: unknown option "codes" (did you mean "code"?)');
+    await refused((a) => a.toSatisfyAgentContract({ Now: 0 } as never), 'toSatisfyAgentContract: unknown option "Now" (did you mean "now"?)');
+    // Nothing near enough to name: the options it takes, all three.
+    await refused((a) => a.toSatisfyAgentContract({ cdoe: 'rate_limited' } as never), 'toSatisfyAgentContract: unknown option "cdoe" (did you mean "code"?)');
+    await refused((a) => a.toSatisfyAgentContract({ status: 429 } as never), 'toSatisfyAgentContract: unknown option "status"; it takes "code", "kind", "now"');
+  });
+
+  it('toSatisfyAgentContract refuses a bad value of each option, saying what it takes', async () => {
+    await refused((a) => a.toSatisfyAgentContract({ code: 429 } as never), `toSatisfyAgentContract: code must be ${CODE_TAKES} (got 429)`);
+    await refused((a) => a.toSatisfyAgentContract({ code: 'Rate Limited' }), `toSatisfyAgentContract: code must be ${CODE_TAKES} (got "Rate Limited")`);
+    await refused((a) => a.toSatisfyAgentContract({ kind: 'json' } as never), 'toSatisfyAgentContract: kind must be "envelope" or "problem" (got "json")');
+    for (const now of ['soon', Number.NaN, Infinity, 9e15]) {
+      await refused((a) => a.toSatisfyAgentContract({ now } as never), `toSatisfyAgentContract: now must be a time in ms since the epoch, as Date.now() gives (got ${typeof now === 'string' ? `"${now}"` : String(now)})`);
+    }
+  });
+
+  it('toSatisfyAgentContract refuses options that are no object, and a second argument', async () => {
+    await refused((a) => a.toSatisfyAgentContract('rate_limited' as never), 'toSatisfyAgentContract: options must be an object (got "rate_limited")');
+    await refused((a) => a.toSatisfyAgentContract(null as never), 'toSatisfyAgentContract: options must be an object (got null)');
+    await refused((a) => a.toSatisfyAgentContract(['code'] as never), 'toSatisfyAgentContract: options must be an object (got ["code"])');
+    await refused((a) => (a.toSatisfyAgentContract as (...args: unknown[]) => unknown)({}, { kind: 'envelope' }), 'toSatisfyAgentContract: the arguments must be at most one, the options (got [{"kind":"envelope"}])');
+  });
+
+  it('toSatisfyAgentContract takes each option with a good value, and undefined for any', () => {
+    expect(reply).toSatisfyAgentContract({ code: 'rate_limited', kind: 'envelope', now: Date.now() });
+    expect(reply).toSatisfyAgentContract({ code: undefined, kind: undefined, now: undefined });
+    expect(reply).toSatisfyAgentContract(undefined);
+    // A site's own code, in the catalog's syntax, is a code too.
+    expect(() => expect(reply).toSatisfyAgentContract({ code: 'coupon_expired' })).toThrow(/code: expected "coupon_expired", received "rate_limited"/);
+  });
+
+  it('toBeAgentError refuses a code that is no code, and a second argument', async () => {
+    await refused((a) => a.toBeAgentError(429 as never), `toBeAgentError: the code must be ${CODE_TAKES} (got 429)`);
+    await refused((a) => a.toBeAgentError('RATE_LIMITED'), `toBeAgentError: the code must be ${CODE_TAKES} (got "RATE_LIMITED")`);
+    await refused((a) => a.toBeAgentError({ code: 'rate_limited' } as never), `toBeAgentError: the code must be ${CODE_TAKES} (got {"code":"rate_limited"})`);
+    await refused((a) => (a.toBeAgentError as (...args: unknown[]) => unknown)('rate_limited', 'internal'), 'toBeAgentError: the arguments must be at most one, the code (got ["internal"])');
+  });
+
+  it('check the arguments of the asymmetric forms too', () => {
+    expect(() => expect({ reply }).toEqual({ reply: expect.toSatisfyAgentContract({ codes: 'x' } as never) })).toThrow(new TypeError('toSatisfyAgentContract: unknown option "codes" (did you mean "code"?)'));
+    expect(() => expect({ reply }).toEqual({ reply: expect.toBeAgentError(404 as never) })).toThrow(/^toBeAgentError: the code must be/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// vitest runs of their own, in a child process
+// ---------------------------------------------------------------------------------------------
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const VITEST = join(ROOT, 'node_modules', 'vitest', 'vitest.mjs');
+
+interface Outcome {
+  readonly status: string;
+  /** The failure messages, with their stacks. */
+  readonly failure: string;
+}
+
+interface Run {
+  /** Each test's outcome by its name. */
+  readonly tests: ReadonlyMap<string, Outcome>;
+  /** Each file's status and the error of a file that failed outside its tests. */
+  readonly files: ReadonlyMap<string, { status: string; message: string }>;
+  /** What vitest printed. */
+  readonly output: string;
+}
+
+/**
+ * Runs vitest in a child process on `files`, written to a folder of their own (with this repo's
+ * node_modules, and no config but `config`), and reads its JSON report.
+ */
+async function runVitest(files: Record<string, string>, config = 'export default {};\n'): Promise<Run> {
+  const dir = await mkdtemp(join(tmpdir(), 'agent-errors-vitest-'));
+  try {
+    await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    await writeFile(join(dir, 'vitest.config.mjs'), config);
+    for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+    // The child's warnings are its own to report (some of its tests make Node warn on purpose): not
+    // this worker's, which test/setup/warnings.ts would otherwise be told of through NODE_OPTIONS.
+    const env = { ...process.env, [WARNINGS_DIR_ENV]: '', NO_COLOR: '1', FORCE_COLOR: '0' };
+    const output = await new Promise<string>((resolve) => {
+      execFile(process.execPath, [VITEST, 'run', '--root', dir, '--reporter=json', '--reporter=default', '--outputFile.json=report.json'], { cwd: dir, env }, (_error, stdout, stderr) =>
+        resolve(`${stdout}\n${stderr}`),
+      );
+    });
+    const report = JSON.parse(await readFile(join(dir, 'report.json'), 'utf8')) as {
+      testResults: { name: string; status: string; message: string; assertionResults: { title: string; status: string; failureMessages: string[] }[] }[];
+    };
+    const tests = new Map<string, Outcome>();
+    const filesOut = new Map<string, { status: string; message: string }>();
+    for (const file of report.testResults) {
+      filesOut.set(file.name.slice(dir.length + 1), { status: file.status, message: file.message });
+      for (const test of file.assertionResults) tests.set(test.title, { status: test.status, failure: test.failureMessages.join('\n') });
+    }
+    return { tests, files: filesOut, output };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('a matcher on a Fetch Response that nobody awaits', () => {
+  const MATCHERS = join(ROOT, 'src', 'tools', 'vitest.ts');
+  // One file of cases, each named by what it does; the lines the failures point at are found by their text.
+  const CASES = `import { expect, it } from 'vitest';
+import ${JSON.stringify(MATCHERS)};
+
+const body = ${JSON.stringify(rateLimited)};
+const busy = () => new Response(JSON.stringify(body), { status: 429, headers: { 'content-type': 'application/json', 'retry-after': '30' } });
+const ok = () => new Response('{"id":42}', { status: 200, headers: { 'content-type': 'application/json' } });
+
+it('passing, not awaited', () => {
+  expect(busy()).toSatisfyAgentContract(); // LINE passing
+});
+it('failing, not awaited', () => {
+  expect(ok()).toBeAgentError('rate_limited');
+});
+it('failing, not awaited, the test going on', async () => {
+  expect(ok()).toSatisfyAgentContract({ kind: 'problem' });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+});
+it('negated, not awaited, on the expect of the test context', ({ expect }) => {
+  expect(ok()).not.toBeAgentError();
+});
+it('failing, awaited', async () => {
+  await expect(ok()).toBeAgentError();
+});
+it('passing, awaited', async () => {
+  await expect(busy()).toBeAgentError('rate_limited');
+  await expect(busy()).not.toBeAgentError('internal');
+});
+it('passing, its promise returned', () => expect(busy()).toSatisfyAgentContract().then(() => undefined));
+it('passing, in Promise.all', async () => {
+  await Promise.all([expect(busy()).toBeAgentError(), expect(busy()).toSatisfyAgentContract()]);
+});
+it('passing, behind .resolves', async () => {
+  await expect(Promise.resolve(busy())).resolves.toSatisfyAgentContract();
+});
+it('failing, awaited, after one not awaited', async () => {
+  const first = expect(busy()).toBeAgentError();
+  await expect(ok()).toBeAgentError();
+  await first;
+});
+`;
+  let run: Run;
+  beforeAll(async () => {
+    run = await runVitest({ 'matchers.test.ts': CASES });
+  }, 60_000);
+
+  const outcome = (name: string): Outcome => {
+    const found = run.tests.get(name);
+    expect(found, `${name}\n${run.output}`).toBeDefined();
+    return found!;
+  };
+  const line = (marker: string): number => CASES.split('\n').findIndex((l) => l.includes(marker)) + 1;
+
+  it('fails the test that made it, saying to add await, and points at the line', () => {
+    const { status, failure } = outcome('passing, not awaited');
+    expect(status).toBe('failed');
+    expect(failure).toMatch(
+      /^Error: expect\(response\)\.toSatisfyAgentContract\(\) was not awaited: on a Fetch Response the matcher reads the body, so it returns a promise, and a promise nobody awaits checks nothing\. Add await:\n\n {2}await expect\(response\)\.toSatisfyAgentContract\(\)\n/,
+    );
+    // It would have passed: there is no failure to show.
+    expect(failure).not.toMatch(/Awaited, it fails/);
+    expect(failure).toMatch(new RegExp(`^ +at .*matchers\\.test\\.ts:${line('LINE passing')}:\\d+`, 'm'));
+  });
+
+  it('shows the failure it would have reported, awaited', () => {
+    const failing = outcome('failing, not awaited');
+    expect(failing.status).toBe('failed');
+    expect(failing.failure).toMatch(/toBeAgentError\("rate_limited"\) was not awaited[\s\S]*Add await:\n\n {2}await expect\(response\)\.toBeAgentError\("rate_limited"\)\n\nAwaited, it fails:\n\nexpect\(response\)\.toBeAgentError\("rate_limited"\)\n\nExpected an agent error with code "rate_limited", but:/);
+    const goingOn = outcome('failing, not awaited, the test going on');
+    expect(goingOn.status).toBe('failed');
+    expect(goingOn.failure).toMatch(/toSatisfyAgentContract\(\{"kind":"problem"\}\) was not awaited[\s\S]*Awaited, it fails:[\s\S]*kind: expected a problem, received neither/);
+    const negated = outcome('negated, not awaited, on the expect of the test context');
+    expect(negated.status).toBe('failed');
+    expect(negated.failure).toMatch(/^Error: expect\(response\)\.not\.toBeAgentError\(\) was not awaited/);
+  });
+
+  it('leaves no unhandled rejection behind, even when the verdict comes while the test goes on', () => {
+    expect(run.output).not.toMatch(/Unhandled/i);
+    expect(run.files.get('matchers.test.ts')?.message).toBe('');
+  });
+
+  it('fails an awaited failing matcher as before, and passes an awaited passing one', () => {
+    const failing = outcome('failing, awaited');
+    expect(failing.status).toBe('failed');
+    expect(failing.failure).toMatch(/^Error: expect\(response\)\.toBeAgentError\(\)\n\nExpected an agent error, but:\n {2}- status: expected an error status \(4xx or 5xx\), received 200/);
+    expect(failing.failure).not.toMatch(/was not awaited/);
+    expect(outcome('failing, awaited, after one not awaited').failure).toMatch(/^Error: expect\(response\)\.toBeAgentError\(\)\n\nExpected an agent error/);
+    for (const name of ['passing, awaited', 'passing, its promise returned', 'passing, in Promise.all', 'passing, behind .resolves']) {
+      expect({ name, ...outcome(name) }).toEqual({ name, status: 'passed', failure: '' });
+    }
+    expect(run.tests.size).toBe(10);
+  });
+});
+
+describe("the suite's warning check (test/setup/warnings.ts)", () => {
+  const SETUP = join(ROOT, 'test', 'setup', 'warnings.ts');
+  const CONFIG = `export default { test: { setupFiles: [${JSON.stringify(SETUP)}] } };\n`;
+  const CASES = `import { execFileSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+const child = fileURLToPath(new URL('./child.mjs', import.meta.url));
+
+it('quiet', () => {
+  expect(1).toBe(1);
+});
+it('a deprecation', () => {
+  process.emitWarning('the old way is deprecated', 'DeprecationWarning', 'DEP_TEST');
+});
+it('a listener leak', () => {
+  const emitter = new EventEmitter();
+  for (let i = 0; i < 11; i++) emitter.on('data', () => undefined);
+});
+it('a child process that warns', () => {
+  execFileSync(process.execPath, [child], { stdio: 'ignore' });
+});
+it('quiet after them', () => {
+  expect(1).toBe(1);
+});
+`;
+  const CHILD = "process.emitWarning('the child is deprecated', 'DeprecationWarning', 'DEP_CHILD');\n";
+  const AT_IMPORT = `import { it } from 'vitest';
+process.emitWarning('warned at import', 'DeprecationWarning', 'DEP_IMPORT');
+it('quiet, in a file that warned at import', () => undefined);
+`;
+  let run: Run;
+  beforeAll(async () => {
+    run = await runVitest({ 'warnings.test.ts': CASES, 'child.mjs': CHILD, 'import.test.ts': AT_IMPORT }, CONFIG);
+  }, 60_000);
+
+  const outcome = (name: string): Outcome => {
+    const found = run.tests.get(name);
+    expect(found, `${name}\n${run.output}`).toBeDefined();
+    return found!;
+  };
+
+  it('is a setup file of both vitest configs', () => {
+    expect(defaultConfig.test?.setupFiles).toContain('test/setup/warnings.ts');
+    expect(slowConfig.test?.setupFiles).toContain('test/setup/warnings.ts');
+  });
+
+  it('fails a test during which Node warns, naming the warning and where it came from', () => {
+    const deprecation = outcome('a deprecation');
+    expect(deprecation.status).toBe('failed');
+    expect(deprecation.failure).toMatch(/^Error: Node warned during this test \(test\/setup\/warnings\.ts fails a test on any warning, so that a new one is seen; fix its cause\):\n\nDeprecationWarning \[DEP_TEST\]: the old way is deprecated\n {4}at .*warnings\.test\.ts:\d+:\d+/);
+    const leak = outcome('a listener leak');
+    expect(leak.status).toBe('failed');
+    expect(leak.failure).toMatch(/Node warned during this test[\s\S]*MaxListenersExceededWarning: Possible EventEmitter memory leak detected\. 11 data listeners added to \[EventEmitter\]/);
+  });
+
+  it("fails a test whose Node child process warns, naming the child's command", () => {
+    const { status, failure } = outcome('a child process that warns');
+    expect(status).toBe('failed');
+    expect(failure).toMatch(/Node warned during this test[\s\S]*DeprecationWarning \[DEP_CHILD\]: the child is deprecated\n {4}in the child process \d+: node \S*child\.mjs/);
+  });
+
+  it('fails the file, not its first test, for a warning at import', () => {
+    expect(outcome('quiet, in a file that warned at import').status).toBe('passed');
+    expect(run.files.get('import.test.ts')).toEqual({
+      status: 'failed',
+      message: expect.stringMatching(/Node warned in this file, outside its tests \(at import, or in a beforeAll or afterAll hook\)[\s\S]*DeprecationWarning \[DEP_IMPORT\]: warned at import/),
+    });
+  });
+
+  it('passes the quiet tests, before and after the ones that warned', () => {
+    expect(outcome('quiet')).toEqual({ status: 'passed', failure: '' });
+    expect(outcome('quiet after them')).toEqual({ status: 'passed', failure: '' });
   });
 });
