@@ -1,6 +1,7 @@
 // Look-ups in the generated catalog: what a code means and what an agent does about it.
 import { CODES, RETRY_WORDS, STATUS_DEFAULTS, STATUS_FALLBACKS, STATUS_TEXT, UNKNOWN_CODE, type CodeEntry, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Code, CodeRetry, NextStep, RetryWord } from '../../generated/types.js';
+import { refuse } from './refuse.js';
 
 /** Everything the catalog says about one code, with its retry word's next step and advice. */
 export interface CodeInfo<C extends string = string> {
@@ -71,6 +72,7 @@ export function lookup(code: string): CodeInfo {
  * @example adviceFor({ code: 'rate_limited', retry: 'after_delay', retry_after: null }) // 'Wait before retrying: ...'
  */
 export function adviceFor(error: { readonly code: string; readonly retry: RetryWord; readonly retry_after: number | null }): string {
+  if (typeof error !== 'object' || error === null || !isRetryWord(error.retry)) refuse('adviceFor', 'error', 'an envelope error { code, retry, retry_after }', error);
   const word: RetryWordEntry = RETRY_WORDS[error.retry];
   if (error.retry_after === null && word.advice_without_delay !== undefined) return word.advice_without_delay;
   // A known code's advice is for its own word; sent with another (a site that said otherwise), the word's is what to do.
