@@ -128,7 +128,8 @@ const CALLS: Readonly<Record<string, Call>> = {
   toJunit: (o) => toJunit([], over({ file: 'spec.yaml' }, o) as never),
   toSarif: (o) => toSarif([], over({ uri: 'spec.yaml' }, o) as never),
   violations: (o) => violations([], o),
-  AgentError: (o) => new AgentError('internal', o),
+  // The class takes every option of either builder; with a code of the call's own, all of them apply (siteError's).
+  AgentError: (o) => new AgentError('options_test_class', over({ status: 409, retry: 'refetch' }, o) as never),
   siteError: (o) => siteError('options_test_other', over({ status: 409, retry: 'refetch' }, o) as never),
   renderProblemPage: (o) => renderProblemPage('GET', '/problems/internal', {}, o),
   translateUpstream: (o) => translateUpstream(anError, o),
@@ -157,13 +158,13 @@ const CALLS: Readonly<Record<string, Call>> = {
 
 /** Functions whose options the walk cannot see (a rest parameter, a returned builder), with their documented options. */
 const UNSEEN: Readonly<Record<string, { readonly options: readonly string[]; readonly call: Call }>> = {
-  'agentError (a catalog code, options as its rest parameter)': { options: ['message', 'field', 'retryAfter', 'errors', 'detail', 'instance', 'cause'], call: (o) => agentError('internal', o) },
+  'agentError (a catalog code, options as its rest parameter)': { options: ['message', 'field', 'retryAfter', 'errors', 'detail', 'instance', 'cause', 'payment'], call: (o) => agentError('internal', o) },
   "defineSiteCodes(...).agentError (a site's own code)": { options: ['message', 'field', 'errors', 'detail', 'instance', 'cause'], call: (o) => siteAgentError('options_test_code', o) },
 };
 
 /** The function an error names, where it is not the one the test calls it by. */
 const WHO: Readonly<Record<string, string>> = {
-  AgentError: 'agentError',
+  AgentError: 'siteError',
   AgentFriendlyModule: 'AgentFriendlyModule.forRoot',
   "defineSiteCodes(...).agentError (a site's own code)": 'agentError',
 };
@@ -222,6 +223,15 @@ describe('every exported function checks its options by name', () => {
       expect(messageOf(error), `${name}: ${option}X`).toContain(`unknown option "${option}X" (did you mean "${option}"?)`);
     }
   }, 30_000);
+});
+
+describe('the builders', () => {
+  it("refuse a title for a code whose catalog titles it, which they used to drop without a word, and take one for a site's own code", () => {
+    expect(() => agentError('internal', { title: 'Oops' } as never)).toThrow('agentError("internal"): unknown option "title"; it takes "field", "message", "detail"');
+    expect(() => siteAgentError('options_test_code', { title: 'Oops' } as never)).toThrow('agentError("options_test_code"): unknown option "title"');
+    expect(siteError('options_test_titled', { status: 409, retry: 'refetch', title: 'Titled' }).title).toBe('Titled');
+    expect(() => agentError('rate_limited', { retry_after: 5 } as never)).toThrow('agentError("rate_limited"): unknown option "retry_after" (did you mean "retryAfter"?)');
+  });
 });
 
 describe('the one check, checkRules', () => {

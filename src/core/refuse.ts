@@ -44,17 +44,20 @@ function distance(a: string, b: string): number {
 }
 
 /**
- * The known name closest to `name`: one that starts with it or it starts with (maxWait, maxWaitSeconds),
- * else the nearest within a third of its length (onerror, onError); undefined when none is near.
+ * The known name closest to `name`: the same but for case, _ and - (retry_after, retryAfter), else one
+ * that starts with it or it starts with (maxWait, maxWaitSeconds), else the nearest within a third of
+ * its length (onerrr, onError); undefined when none is near.
  */
 export function closest(name: string, known: readonly string[]): string | undefined {
-  const lower = name.toLowerCase();
+  // Case, _ and - ignored: retry_after and RetryAfter are retryAfter, spelt as the wire or another language spells it.
+  const plain = (s: string): string => s.toLowerCase().replace(/[-_]/g, '');
+  const lower = plain(name);
   let best: string | undefined;
   let bestScore = Math.max(2, Math.floor(name.length / 3)) + 1;
   for (const k of known) {
-    const l = k.toLowerCase();
-    // A prefix either way is nearest, the closer in length the nearer (retryAfterX: retryAfter, not retry).
-    const score = l.startsWith(lower) || lower.startsWith(l) ? 1 + Math.abs(l.length - lower.length) / 1000 : distance(lower, l) + 1;
+    const l = plain(k);
+    // The same name is nearest; then a prefix either way, the closer in length the nearer (retryAfterX: retryAfter, not retry).
+    const score = l === lower ? 0 : l.startsWith(lower) || lower.startsWith(l) ? 1 + Math.abs(l.length - lower.length) / 1000 : distance(lower, l) + 1;
     if (score < bestScore || (score === bestScore && best !== undefined && k.length < best.length)) [best, bestScore] = [k, score];
   }
   return best;

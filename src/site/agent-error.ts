@@ -70,6 +70,8 @@ const OPTION_CHECKS: Checks<AgentErrorBaseOptions & Pick<SiteErrorOptions, 'stat
   status: ANY,
   retry: ANY,
 };
+/** The options of a code a catalog titles (the package's, or a site's registered one): no title of the call's own. */
+const { title: _title, ...CATALOG_CODE_CHECKS } = OPTION_CHECKS;
 
 /** Refuses a payment an agent could not pay: on a code that does not ask for one, malformed, or x402 without what its clients sign. */
 function checkPayment(who: string, retry: string, payment: unknown, fail: (rule: string) => never): void {
@@ -127,7 +129,7 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     const who = `${entry ? 'agentError' : 'siteError'}(${quote(code)})`;
     if (!known && !CODE_PATTERN.test(String(code))) throw new TypeError(`${who}: a code is lowercase snake case, like rate_limited`);
     if (!known && !entry && options === undefined) throw new TypeError(`${who}: a site's own code takes its options { status, retry } (got none)`);
-    checkRules(who, options, OPTION_CHECKS);
+    checkRules(who, options, entry ? CATALOG_CODE_CHECKS : OPTION_CHECKS);
     options ??= {};
     if (known && (options.status !== undefined || options.retry !== undefined)) {
       throw new TypeError(`${who}: a catalog code takes its status and retry word from the catalog`);
