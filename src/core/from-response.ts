@@ -109,14 +109,43 @@ function asCode(value: string | null): string | null {
 
 const asRetry = (value: string | null): RetryWord | null => (isRetryWord(value) ? value : null);
 
+/** What to do next as an object says it: its retry word, else seed 002's next_step read as the word it means (the catalog's next_step table). */
+function retryIn(object: JsonObject): RetryWord | null {
+  const nextStep = str(object, 'next_step');
+  return asRetry(str(object, 'retry')) ?? (nextStep !== null && Object.hasOwn(READERS.next_step, nextStep) ? READERS.next_step[nextStep as keyof typeof READERS.next_step] : null);
+}
+
+/** Seed 002's fields, other than the code, that an error member may keep beside it: the field at fault (field, or param but in a typed error), what to do (retry, next_step), the delay. */
+const SEED_FIELDS = ['field', 'retry', 'next_step', 'retry_after', 'retry_after_seconds'];
+
 // ---------------------------------------------------------------------------------------------
 // Readers, one per dialect. Each returns null when the body is not of its dialect.
 
-/** This package's envelope: {error: {code, message, field, retry, retry_after}}. */
+/**
+ * This package's envelope, {error: {code, message, field, retry, retry_after}}, and any error member
+ * that carries a code and another of seed 002's fields under its names (param, next_step,
+ * retry_after_seconds): a site that added them to an {error: {...}} format of its own.
+ */
 function readEnvelope(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
-  if (!error || typeof own(error, 'code') !== 'string' || !('retry' in error || 'field' in error || 'retry_after' in error)) return null;
-  return reading(asCode(str(error, 'code')), str(error, 'field'), str(error, 'message'), asRetry(str(error, 'retry')), true);
+  // A typed error object's param is Stripe's, OpenAI's or Anthropic's (readTypedError's), not a site's field.
+  if (!error || typeof own(error, 'code') !== 'string' || !(SEED_FIELDS.some((name) => name in error) || ('param' in error && !('type' in error)))) return null;
+  return reading(asCode(str(error, 'code')), str(error, 'field') ?? str(error, 'param'), str(error, 'message'), retryIn(error), true);
+}
+
+/**
+ * Seed 002's fields at the top of a body in a site's own format, {message, code, param, next_step,
+ * retry_after_seconds} or with field and retry: a code and another of the fields, or a code the
+ * catalog has. A code alone of another vocabulary (Fastify's FST_ERR_VALIDATION, PostgREST's
+ * PGRST116) says what failed inside a framework, not what to do, and a numeric code (Twilio's 21211)
+ * is a vendor's number: the other readers, and the status, decide those.
+ */
+function readTopFields(body: JsonObject): Reading | null {
+  const code = asCode(str(body, 'code'));
+  const field = str(body, 'param') ?? str(body, 'field');
+  const retry = retryIn(body);
+  if (code === null ? field === null || retry === null : !isKnownCode(code) && field === null && retry === null && bodyDelay(body) === null) return null;
+  return reading(code, field, str(body, 'message') ?? str(body, 'detail'), retry, true);
 }
 
 /** google.rpc.Status as HTTP JSON (AIP-193): {error: {code: <number>, message, status, details}}. */
@@ -221,9 +250,7 @@ function readProblem(body: JsonObject): Reading | null {
   const code = asCode(str(body, 'code')) ?? (segment !== null && isKnownCode(segment) ? segment : null);
   const nested = first(list(body, 'errors'));
   const field = str(body, 'param') ?? (nested ? (str(nested, 'param') ?? str(nested, 'field')) : null);
-  const nextStep = str(body, 'next_step');
-  const retry =
-    asRetry(str(body, 'retry')) ?? (nextStep !== null && Object.hasOwn(READERS.next_step, nextStep) ? READERS.next_step[nextStep as keyof typeof READERS.next_step] : null);
+  const retry = retryIn(body);
   // This package's own problem (it has a code member) says the occurrence in detail and the type in title.
   const ours = str(body, 'code') !== null;
   return reading(code, field, ours ? (str(body, 'detail') ?? str(body, 'title')) : (str(body, 'title') ?? str(body, 'detail')), retry, ours);
@@ -383,6 +410,7 @@ const DIALECTS: readonly (readonly [name: string, read: Reader, members: readonl
   ["Salesforce's error list", readSalesforce, ['errorCode']],
   ["Notion's error", readNotion, ['object']],
   ["Atlassian's ErrorCollection", readAtlassian, ['errorMessages']],
+  ["a site's own code and fields", readTopFields, ['code', 'param', 'field', 'next_step', 'retry']],
   ['a JSON body with only a message', readLoose, ['error', 'message', 'detail', 'error_description', 'description', 'errors']],
 ];
 
@@ -618,7 +646,8 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   }
 
   const info = lookup(code);
-  // A known code keeps its catalog word; a site's own code keeps the word its body gave, if any.
+  // A known code keeps its catalog word; a site's own code keeps the word its body gave, else the
+  // unknown-code rule's (seed 000: "A site's own codes are passed through unchanged and advised as once").
   const retry: RetryWord = info.known ? info.retry : (reading.retry ?? info.retry);
   because?.push(info.known ? `${code} is a catalog code: retry ${retry}` : `${code} is a site's own code: retry ${retry}${reading.retry ? ', as its body says' : ''}`);
   let delay: number | null = null;

@@ -12,8 +12,7 @@ import type { AgentError } from './agent-error.js';
 import type { Page } from './brand.js';
 import { utf8Length } from './body.js';
 import { SITE_CODES } from './site-codes.js';
-import { checkRules, DELAY, isWhole, refuse, type Checks } from '../core/refuse.js';
-import { isRecord } from '../core/json.js';
+import { DELAY, isWhole, type Checks } from '../core/refuse.js';
 
 /** Options every adapter takes. */
 export interface AgentFriendlyOptions {
@@ -32,9 +31,6 @@ export interface AgentFriendlyOptions {
    */
   readonly retryAfter?: number;
 }
-
-/** What a request's headers are, in words. */
-const HEADERS = 'a Headers or a record';
 
 /** A base problem type URIs can start with: an absolute http or https URL, without query or fragment. */
 const isBase = (value: unknown): boolean => typeof value === 'string' && /^https?:\/\/[^\s?#]+$/i.test(value) && URL.canParse(value);
@@ -75,7 +71,6 @@ function header(headers: RequestHeadersLike, name: string): string | null {
 
 /** True when the request carries an HTTP Message Signature (RFC 9421; Web Bot Auth adds Signature-Agent). */
 export function isSignedRequest(headers: RequestHeadersLike): boolean {
-  if (!isRecord(headers)) refuse('isSignedRequest', 'headers', HEADERS, headers);
   return header(headers, 'signature') !== null && header(headers, 'signature-input') !== null;
 }
 
@@ -84,8 +79,7 @@ export function isSignedRequest(headers: RequestHeadersLike): boolean {
  * or Markdown at least as high as HTML. A signature only chooses the error format; it grants nothing.
  */
 export function isAgentRequest(request: Request | { headers: RequestHeadersLike }): boolean {
-  const headers = (request as Partial<Request> | null | undefined)?.headers;
-  if (!isRecord(headers)) refuse('isAgentRequest', 'request', 'a request with headers', request);
+  const headers = request.headers;
   return isSignedRequest(headers) || acceptsLikeAnAgent(header(headers, 'accept'));
 }
 
@@ -103,7 +97,6 @@ export interface Rendered {
  * else `retryAfter`.
  */
 export function renderEnvelope(received: Envelope, status: number, accept: string | null, base: string, retryAfter = DEFAULT_RETRY_AFTER): Rendered {
-  if (!isRecord(received) || !Object.hasOwn(RETRY_WORDS, String(received.error?.retry))) refuse('renderEnvelope', 'received', 'an envelope', received);
   // Sending, the site fills the delay its word calls for, as agentError requires or fills it.
   const word: RetryWordEntry = RETRY_WORDS[received.error.retry];
   const delay = word.default_retry_after ?? (word.requires.includes('retry_after') ? retryAfter : undefined);
@@ -194,7 +187,6 @@ function contentTypeOf(headers: HeadersInput): string | null {
  * and negotiated. Returns null when the app's body already is this contract and goes out as it is.
  */
 export function convertAppError(captured: CapturedError, accept: string | null, base: string, retryAfter?: number): Conversion | null {
-  if (!isRecord(captured) || typeof captured.status !== 'number') refuse('convertAppError', 'captured', '{ status, headers, body }', captured);
   if (alreadyInContract(contentTypeOf(captured.headers), captured.body)) return null;
   const envelope = fromResponse(captured.status, captured.headers, captured.body);
   const { code } = envelope.error;
@@ -258,10 +250,6 @@ export async function renderProblemPage(
   options: AgentFriendlyOptions,
   base?: string,
 ): Promise<Rendered | null> {
-  checkRules('renderProblemPage', options, FRIENDLY_CHECKS);
-  if (!isRecord(headers)) refuse('renderProblemPage', 'headers', HEADERS, headers);
-  if (typeof method !== 'string' || typeof pathname !== 'string') refuse('renderProblemPage', typeof method !== 'string' ? 'method' : 'pathname', 'a string', typeof method !== 'string' ? method : pathname);
-  options ??= {};
   base ??= baseOf(options, header(headers, 'host'), false);
   if (options.docs === false || (method !== 'GET' && method !== 'HEAD')) return null;
   const prefix = `${docsPrefix(options.base)}/problems/`;

@@ -6,7 +6,7 @@ export type { SiteCodeEntry } from './site-codes.js';
 export type { AgentErrorBaseOptions, AgentErrorOptions, SiteErrorOptions } from './agent-error.js';
 export { acceptsLikeAnAgent, parseAccept, prefersMarkdown, prefersProblem } from './accept.js';
 export type { MediaRange } from './accept.js';
-export { convertAppError, renderProblemPage, isAgentRequest, isSignedRequest, renderEnvelope } from './friendly.js';
+export { convertAppError, renderProblemPage, isAgentRequest, isSignedRequest, renderEnvelope } from './checked.js';
 export type { AgentFriendlyOptions, CapturedError, Rendered } from './friendly.js';
 export { translateUpstream } from './upstream.js';
 export type { TranslateUpstreamOptions } from './upstream.js';

@@ -218,3 +218,55 @@ describe('explainResponse', () => {
     );
   });
 });
+
+// Seed 002: "Do not invent a format when your API already has one that clients parse. Add the four
+// fields to the format you have." A site's own JSON with the fields beside its own members.
+describe("fromResponse on seed 002's four fields in a site's own format", () => {
+  it('reads them at the top of the body: the code as the envelope spells codes, param or field, next_step or retry, and the delay', () => {
+    expect(read(422, null, { message: 'Bad sku', code: 'BAD_SKU', next_step: 'fix_request', param: 'sku' })).toEqual({
+      code: 'bad_sku', message: 'Bad sku', field: 'sku', retry: READERS.next_step.fix_request, retry_after: null,
+    });
+    expect(read(423, null, { code: 'ORDER_LOCKED', next_step: 'give_up' })).toMatchObject({ code: 'order_locked', retry: READERS.next_step.give_up });
+    expect(read(409, null, { code: 'ORDER_CHANGED', retry: 'refetch' })).toMatchObject({ code: 'order_changed', retry: 'refetch' });
+    expect(read(400, null, { code: 'invalid_input', message: 'Quantity must be positive', field: 'quantity' })).toMatchObject({ code: 'invalid_input', field: 'quantity', retry: CODES.invalid_input.retry });
+    expect(read(429, null, { code: 'SLOW_DOWN', message: 'Easy', next_step: 'wait', retry_after_seconds: 30 })).toMatchObject({ code: 'slow_down', retry: READERS.next_step.wait, retry_after: 30 });
+    // Without a code, a field and a word still say what to do, and the status names the code.
+    expect(read(400, null, { message: 'Bad sku', param: 'sku', next_step: 'fix_request' })).toMatchObject({ code: 'invalid_input', field: 'sku', retry: 'fix_input' });
+  });
+
+  it('reads them inside an error member of the site\'s own, under seed 002\'s names too', () => {
+    expect(read(423, null, { error: { code: 'ORDER_LOCKED', message: 'Order is locked', next_step: 'give_up' } })).toMatchObject({ code: 'order_locked', message: 'Order is locked', retry: READERS.next_step.give_up });
+    expect(read(422, null, { error: { code: 'BAD_SKU', message: 'Bad sku', param: 'sku', next_step: 'fix_request' } })).toMatchObject({ code: 'bad_sku', field: 'sku', retry: 'fix_input' });
+  });
+
+  it("takes no vendor's number for a code, nor a framework's internal code alone, nor a typed error's param for a site's field", () => {
+    // Twilio's numeric code (https://www.twilio.com/docs/api/errors/21211): the status decides.
+    expect(read(400, null, { code: 21211, message: "The 'To' number +1555 is not a valid phone number.", more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 }).code).toBe('invalid_input');
+    // Fastify's own error body: FST_ERR_VALIDATION says where it failed, the message what.
+    const fastify = read(400, null, { statusCode: 400, code: 'FST_ERR_VALIDATION', error: 'Bad Request', message: "body must have required property 'name'" });
+    expect(fastify.code).not.toBe('fst_err_validation');
+    expect(Object.hasOwn(CODES, fastify.code)).toBe(true);
+    // Stripe's error object keeps its own reading (the code table), its param the field.
+    expect(read(400, null, { error: { type: 'invalid_request_error', code: 'parameter_missing', param: 'amount', message: 'Missing required param: amount.' } })).toMatchObject({ field: 'amount' });
+  });
+
+  it('reads any code, next step and field a site puts at the top of its body, valid as received', () => {
+    const steps = Object.keys(READERS.next_step) as (keyof typeof READERS.next_step)[];
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 400, max: 599 }),
+        fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{0,10}(?:_[A-Za-z0-9]{1,10}){0,3}$/),
+        fc.constantFrom(...steps),
+        fc.stringMatching(/^[a-z][a-z_.]{0,20}$/),
+        fc.dictionary(fc.constantFrom('message', 'request_id', 'docs'), fc.string({ maxLength: 40 })),
+        (status, code, step, param, extra) => {
+          const error = read(status, null, { ...extra, code, next_step: step, param });
+          const snake = code.toLowerCase();
+          expect(error.code).toBe(snake);
+          expect(error.field).toBe(param);
+          expect(error.retry).toBe(Object.hasOwn(CODES, snake) ? CODES[snake as keyof typeof CODES].retry : READERS.next_step[step]);
+        },
+      ),
+    );
+  });
+});
