@@ -334,7 +334,27 @@ function vendorBodySeconds(body: Record<string, unknown>): number | null {
     // Kubernetes Status: {"kind": "Status", "details": {"retryAfterSeconds": 1}}
     // (https://kubernetes.io/docs/reference/kubernetes-api/common-definitions/status/, StatusDetails).
     secondsNumber(own(own(body, 'details'), 'retryAfterSeconds')) ??
-    graphqlCostSeconds(body)
+    graphqlCostSeconds(body) ??
+    siteFieldSeconds(body)
+  );
+}
+
+/**
+ * Seed 002's delay where a site's own format keeps it beside its other fields: an error member's
+ * retry_after_seconds, and the first error of a list's retry_after or retry_after_seconds, or its
+ * JSON:API meta's (the places of schema/lint-rules.json's formats). Whole non-negative seconds, as
+ * Retry-After is.
+ */
+function siteFieldSeconds(body: Record<string, unknown>): number | null {
+  const errors = own(body, 'errors');
+  const item = Array.isArray(errors) ? errors[0] : undefined;
+  const meta = own(item, 'meta');
+  return (
+    nonNegativeInteger(own(own(body, 'error'), 'retry_after_seconds')) ??
+    nonNegativeInteger(own(item, 'retry_after')) ??
+    nonNegativeInteger(own(item, 'retry_after_seconds')) ??
+    nonNegativeInteger(own(meta, 'retry_after')) ??
+    nonNegativeInteger(own(meta, 'retry_after_seconds'))
   );
 }
 

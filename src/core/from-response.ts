@@ -117,6 +117,8 @@ function retryIn(object: JsonObject): RetryWord | null {
 
 /** Seed 002's fields, other than the code, that an error member may keep beside it: the field at fault (field, or param but in a typed error), what to do (retry, next_step), the delay. */
 const SEED_FIELDS = ['field', 'retry', 'next_step', 'retry_after', 'retry_after_seconds'];
+/** The fields that say what to do: a word, or how long to wait. */
+const SAYS_WHAT_TO_DO = SEED_FIELDS.slice(1);
 
 // ---------------------------------------------------------------------------------------------
 // Readers, one per dialect. Each returns null when the body is not of its dialect.
@@ -134,9 +136,25 @@ function readEnvelope(body: JsonObject): Reading | null {
 }
 
 /**
+ * Seed 002's fields in the first error of a list, as an errors-list format keeps them
+ * ({errors: [{code, message, field, retry}]}) or JSON:API beside its own members ({errors: [{code,
+ * detail, source, meta: {retry, retry_after}}]}): a code with what to do or a delay, in the error or
+ * its meta. GraphQL's errors, whose code is in extensions, are left to readGraphql, and a
+ * validation list's (a code and a field, Spring's) to the field readers.
+ */
+function readListFields(body: JsonObject): Reading | null {
+  const item = first(list(body, 'errors'));
+  const meta = item && obj(item, 'meta');
+  const code = item && typeof own(item, 'code') === 'string' ? asCode(str(item, 'code')) : null;
+  // A validation list's items have a code and a field too (Spring's {code: "Email", field}): only a word or a delay makes them a site's.
+  if (!item || code === null || !SAYS_WHAT_TO_DO.some((name) => name in item || (meta !== null && name in meta))) return null;
+  return reading(code, str(item, 'field') ?? str(item, 'param'), str(item, 'message') ?? str(item, 'detail') ?? str(item, 'title'), retryIn(item) ?? (meta && retryIn(meta)), true);
+}
+
+/**
  * Seed 002's fields at the top of a body in a site's own format, {message, code, param, next_step,
- * retry_after_seconds} or with field and retry: a code and another of the fields, or a code the
- * catalog has. A code alone of another vocabulary (Fastify's FST_ERR_VALIDATION, PostgREST's
+ * retry_after_seconds} or with field and retry: a code with what to do or a delay, a code the
+ * catalog has, or a field with what to do. A code alone of another vocabulary (Fastify's FST_ERR_VALIDATION, PostgREST's
  * PGRST116) says what failed inside a framework, not what to do, and a numeric code (Twilio's 21211)
  * is a vendor's number: the other readers, and the status, decide those.
  */
@@ -144,7 +162,8 @@ function readTopFields(body: JsonObject): Reading | null {
   const code = asCode(str(body, 'code'));
   const field = str(body, 'param') ?? str(body, 'field');
   const retry = retryIn(body);
-  if (code === null ? field === null || retry === null : !isKnownCode(code) && field === null && retry === null && bodyDelay(body) === null) return null;
+  // Without what to do or a delay, a code and a field are a validation library's ({code: "invalid_type", field}) as often as a site's.
+  if (code === null ? field === null || retry === null : !isKnownCode(code) && retry === null && bodyDelay(body) === null) return null;
   return reading(code, field, str(body, 'message') ?? str(body, 'detail'), retry, true);
 }
 
@@ -405,6 +424,7 @@ const DIALECTS: readonly (readonly [name: string, read: Reader, members: readonl
   ["GitHub's error body", readGitHub, ['message']],
   // An AWS error may say its type only in x-amzn-ErrorType, whatever members its body has.
   [AWS_DIALECT, readAws, ['__type', 'Code']],
+  ["a site's own code and fields in a list of errors", readListFields, ['errors']],
   ['a GraphQL response with errors', readGraphql, ['errors']],
   ["Slack's ok: false", readSlack, ['ok']],
   ["Salesforce's error list", readSalesforce, ['errorCode']],

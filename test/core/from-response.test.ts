@@ -239,6 +239,16 @@ describe("fromResponse on seed 002's four fields in a site's own format", () => 
     expect(read(422, null, { error: { code: 'BAD_SKU', message: 'Bad sku', param: 'sku', next_step: 'fix_request' } })).toMatchObject({ code: 'bad_sku', field: 'sku', retry: 'fix_input' });
   });
 
+  it('reads them in the first error of a list, and in its JSON:API meta, with the delay where each keeps it', () => {
+    expect(read(423, null, { errors: [{ code: 'ORDER_LOCKED', message: 'Order is locked', retry: 'refetch' }] })).toMatchObject({ code: 'order_locked', message: 'Order is locked', retry: 'refetch' });
+    expect(read(422, null, { errors: [{ code: 'BAD_SKU', message: 'Bad sku', field: 'sku', next_step: 'fix_request' }] })).toMatchObject({ code: 'bad_sku', field: 'sku', retry: 'fix_input' });
+    expect(read(429, null, { errors: [{ status: '429', code: 'SLOW_DOWN', detail: 'Slow down', meta: { next_step: 'wait', retry_after: 12 } }] })).toMatchObject({ code: 'slow_down', message: 'Slow down', retry: 'after_delay', retry_after: 12 });
+    expect(read(429, null, { errors: [{ code: 'SLOW_DOWN', message: 'Slow down', retry: 'after_delay', retry_after_seconds: 7 }] })).toMatchObject({ retry_after: 7 });
+    expect(read(503, null, { error: { code: 'MAINTENANCE', message: 'Back soon', next_step: 'wait', retry_after_seconds: 60 } })).toMatchObject({ code: 'maintenance', retry: 'after_delay', retry_after: 60 });
+    // A GraphQL error keeps its code in extensions: still GraphQL's to read.
+    expect(read(200, null, { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED' } }] }).code).not.toBe('throttled');
+  });
+
   it("takes no vendor's number for a code, nor a framework's internal code alone, nor a typed error's param for a site's field", () => {
     // Twilio's numeric code (https://www.twilio.com/docs/api/errors/21211): the status decides.
     expect(read(400, null, { code: 21211, message: "The 'To' number +1555 is not a valid phone number.", more_info: 'https://www.twilio.com/docs/errors/21211', status: 400 }).code).toBe('invalid_input');
