@@ -89,6 +89,9 @@ export const APP_PAGE = '<!doctype html><title>Shop error</title><h1>Sorry, that
 /** The message of /bug's plain Error, which the site's log must show (its message and stack, not a 500 stand-in). */
 export const REAL_BUG = 'the real bug';
 
+/** The message of /client-error's http-errors error: the framework may show it (Koa does, for an exposed client error); it is no failure. */
+export const CLIENT_ERROR = 'No such order';
+
 /** The message of /gone's AgentError: markup and quotes a page must escape. */
 export const GONE_MESSAGE = 'Sold <b>out</b> & "gone"';
 
@@ -126,6 +129,8 @@ export const ROUTES: readonly Route[] = [
   { path: '/gone', kind: 'throw', error: () => agentError('out_of_stock', { message: GONE_MESSAGE }) },
   { path: '/boom', kind: 'throw', error: () => new TypeError('secret db password') },
   { path: '/bug', kind: 'throw', error: () => new Error(REAL_BUG) },
+  // A client error as http-errors makes one (createError(404, ...): status, statusCode, expose), as body-parser, Koa's ctx.throw and Fastify's plugins do.
+  { path: '/client-error', kind: 'throw', error: () => Object.assign(new Error(CLIENT_ERROR), { status: 404, statusCode: 404, expose: true }) },
 ];
 
 const routeAt = (routes: readonly Route[], url: string): Route | undefined => routes.find((route) => route.path === url.split('?', 1)[0]);
@@ -133,10 +138,16 @@ const webStream = (chunks: readonly string[]): ReadableStream<Uint8Array> => Rea
 
 // ---- the adapters ----
 
-/** One way to run AgentFriendly; `ownPage` when its framework has an error page an app configures. */
+/**
+ * One way to run AgentFriendly; `ownPage` when its framework has an error page an app configures;
+ * `httpErrors` when its framework answers an http-errors error (status, statusCode, expose) with
+ * that status (Express's final handler, Fastify's and Koa's, Nest's on either platform), where a
+ * thrown client error of that kind is the framework's answer, not a failure.
+ */
 export interface Adapter {
   readonly name: string;
   readonly ownPage?: boolean;
+  readonly httpErrors?: boolean;
   readonly start: (spec: SiteSpec) => Promise<Site>;
 }
 
@@ -244,6 +255,7 @@ const ADAPTERS: readonly Adapter[] = [
   },
   {
     name: 'Express',
+    httpErrors: true,
     ownPage: true,
     async start({ routes, options, ownPage }) {
       const app = express();
@@ -268,6 +280,7 @@ const ADAPTERS: readonly Adapter[] = [
   },
   {
     name: 'Fastify',
+    httpErrors: true,
     ownPage: true,
     async start({ routes, options, ownPage, log }) {
       // Fastify's logger, its errors going to `log` (a request's own lines are left out: through a
@@ -324,6 +337,7 @@ const ADAPTERS: readonly Adapter[] = [
   },
   {
     name: 'Koa',
+    httpErrors: true,
     async start({ routes, options }) {
       const app = new Koa();
       app.use(agentFriendlyKoa(options));
@@ -341,18 +355,20 @@ const ADAPTERS: readonly Adapter[] = [
   },
   {
     name: 'NestJS, Express platform',
+    httpErrors: true,
     start: (spec) => startNest(spec, new ExpressAdapter()),
   },
   {
     name: 'NestJS, Fastify platform',
+    httpErrors: true,
     start: (spec) => startNest(spec, new FastifyAdapter()),
   },
 ];
 
 /** Every adapter, and again with the app's own error page where its framework has one. */
-export const SETUPS: readonly (Adapter & { readonly label: string; readonly ownPage: boolean })[] = ADAPTERS.flatMap((adapter) => [
-  { ...adapter, label: adapter.name, ownPage: false },
-  ...(adapter.ownPage ? [{ ...adapter, label: `${adapter.name}, with the app's own error page`, ownPage: true }] : []),
+export const SETUPS: readonly (Adapter & { readonly label: string; readonly ownPage: boolean; readonly httpErrors: boolean })[] = ADAPTERS.flatMap((adapter) => [
+  { ...adapter, label: adapter.name, ownPage: false, httpErrors: adapter.httpErrors === true },
+  ...(adapter.ownPage ? [{ ...adapter, label: `${adapter.name}, with the app's own error page`, ownPage: true, httpErrors: adapter.httpErrors === true }] : []),
 ]);
 
 // ---- the cases ----
@@ -361,6 +377,8 @@ export const SETUPS: readonly (Adapter & { readonly label: string; readonly ownP
 export interface Running {
   readonly url: string;
   readonly ownPage: boolean;
+  /** The framework answers an http-errors error with its status (Adapter.httpErrors). */
+  readonly httpErrors: boolean;
   readonly get: (path: string, headers: Record<string, string>, method?: string) => Promise<Response>;
   /** What onError was handed. */
   readonly heard: readonly unknown[];
@@ -615,6 +633,30 @@ export const CASES: readonly Case[] = [
       for (const headers of [BROWSER, ANY]) expect(await expectNoLeak(await get('/boom', headers))).not.toMatch(STACK);
       // Once a request, an agent's and a browser's alike.
       expect(heard.slice(before).filter((e) => e instanceof TypeError && e.message === 'secret db password')).toHaveLength(5);
+    },
+  },
+  {
+    name: "a thrown client error of the framework's own kind (http-errors: status 404, exposed) keeps its status for a browser and an agent (not_found), with Vary: Accept, and is no failure: neither onError nor the log hears of it; the app's own error page answers it its own way (APP_PAGE, 500); where the framework has no such kind, it is a failure like any thrown error",
+    async run({ get, heard, logged, httpErrors, ownPage }) {
+      const before = [heard.length, logged().length];
+      const kept = httpErrors && !ownPage;
+      for (const headers of [AGENT, PROBLEM, MARKDOWN]) {
+        const agent = await get('/client-error', headers);
+        await expectContract(agent, kept ? 'not_found' : 'internal');
+        expect(agent.status, headers.accept).toBe(kept ? 404 : 500);
+        expectVaried(agent);
+      }
+      for (const headers of [BROWSER, ANY]) {
+        const browser = await get('/client-error', headers);
+        expect(browser.status, headers.accept).toBe(kept ? 404 : 500);
+        expectVaried(browser);
+        const text = await browser.text();
+        expect(text).not.toMatch(STACK);
+        if (ownPage) expect(text).toBe(APP_PAGE);
+      }
+      await settle();
+      if (!httpErrors) return void expect(heard.slice(before[0]).filter((e) => (e as Error).message === CLIENT_ERROR)).toHaveLength(5);
+      expect([heard.length, logged().length]).toEqual(before);
     },
   },
   {

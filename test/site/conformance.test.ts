@@ -36,6 +36,7 @@ describe.each(SETUPS)('AgentFriendly conformance: $label', (setup) => {
   const running = (): Running => ({
     url: site.url,
     ownPage: setup.ownPage,
+    httpErrors: setup.httpErrors,
     get: (path, headers, method = 'GET') => fetch(`${site.url}${path}`, { headers, method }),
     heard,
     logged: () => logs,

@@ -4,8 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import express from 'express';
 import { rateLimit } from 'express-rate-limit';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { validateProblem } from '../../src/index.js';
+import { agentError, isAgentError } from '../../src/site/agent-error.js';
+import { convertAppError } from '../../src/site/friendly.js';
 import { agentFriendlyExpressErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendlyNode } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
@@ -328,5 +331,243 @@ describe('AgentFriendly on node:http', () => {
       logged.mockRestore();
       await Promise.all(sites.map((site) => site.close()));
     }
+  });
+});
+
+// Issue 36, item 3: an Express 5 app whose own JSON errors are {"message","code"}, as its users
+// wrote it, and the same app with AgentFriendly, both running; what Express itself answers is
+// what a browser must still get, and its status what an agent gets.
+describe('Express as Express users expect: errors with a status of their own, and the app’s own error middleware', () => {
+  /** Axios's default Accept: JSON ranked first, so an agent. */
+  const AXIOS = { accept: 'application/json, text/plain, */*' };
+  /** What the team's error handler saw, in order. */
+  const seen: unknown[] = [];
+  /** What onError heard. */
+  const heard: unknown[] = [];
+  /** The http-errors error /nope throws, the same object every time, to tell it from a stand-in. */
+  const nope = Object.assign(new Error('Nope'), { status: 404, statusCode: 404, expose: true });
+  /** The team's error handler, as the user wrote it: their JSON for every error, a client error's message shown. */
+  const team: express.ErrorRequestHandler = (error: { status?: number; message: string }, _req, res, _next) => {
+    seen.push(error);
+    const status = error.status !== undefined && error.status >= 400 && error.status < 600 ? error.status : 500;
+    res.status(status).json(status < 500 ? { message: error.message, code: 'BAD_REQUEST' } : { message: 'Something broke', code: 'INTERNAL' });
+  };
+  /** The team's handler when it is mounted before AgentFriendly's: it answers the errors it knows (a status of Express's), and passes the rest on. */
+  const teamFirst: express.ErrorRequestHandler = (error: { status?: number }, req, res, next) => (error.status === undefined ? (seen.push(error), next(error)) : team(error, req, res, next));
+
+  type Setup = { friendly: boolean; handler?: 'after' | 'before' };
+  function shop({ friendly, handler }: Setup): express.Express {
+    const app = express();
+    // Express logs and shows pages as in production (vitest sets NODE_ENV=test, where it logs nothing).
+    app.set('env', 'production');
+    if (friendly) app.use(agentFriendlyExpress());
+    app.post('/orders', express.json(), (req, res) => void res.status(201).json({ ordered: req.body }));
+    app.get('/nope', () => {
+      throw nope;
+    });
+    app.get('/status/:status', (req) => {
+      throw Object.assign(new Error('Not for you'), { status: Number(req.params.status), expose: true });
+    });
+    app.get('/down', () => {
+      throw Object.assign(new Error('db down'), { status: 503, expose: false, headers: { 'Retry-After': '7' } });
+    });
+    app.get('/bug', () => {
+      throw new Error('the real bug');
+    });
+    app.get('/busy', () => {
+      throw agentError('rate_limited', { retryAfter: 30 });
+    });
+    // The team's own 400, written by a route: what the capture makes of an app's own error response.
+    app.get('/own-400', (_req, res) => void res.status(400).json({ message: 'Not for you', code: 'BAD_REQUEST' }));
+    if (handler === 'before') app.use(teamFirst);
+    if (friendly) app.use(agentFriendlyExpressErrorHandler({ onError: (e) => heard.push(e) }));
+    if (handler === 'after') app.use(team);
+    return app;
+  }
+
+  const sites = new Map<string, TestServer>();
+  const site = async (setup: Setup): Promise<TestServer> => {
+    const key = JSON.stringify(setup);
+    if (!sites.has(key)) sites.set(key, await serve(shop(setup)));
+    return sites.get(key)!;
+  };
+  let logged: MockInstance<typeof console.error>;
+  beforeAll(() => {
+    logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  });
+  afterAll(async () => {
+    logged.mockRestore();
+    await Promise.all([...sites.values()].map((s) => s.close()));
+  });
+
+  /** Lets Express's final handler log what it logs (on setImmediate). */
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+  /** What a request got: status, the headers that matter, and the body. */
+  const call = async (setup: Setup, path: string, headers: Record<string, string>, body?: string) => {
+    const res = await fetch(`${(await site(setup)).url}${path}`, body === undefined ? { headers } : { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, text };
+  };
+  /** `run` leaves onError unheard (console.error, which it replaces, is the next test's). */
+  const unheard = async (run: () => Promise<void>): Promise<void> => {
+    const before = heard.length;
+    await run();
+    await settle();
+    expect(heard.slice(before)).toEqual([]);
+  };
+  const asJson = (text: string) => JSON.parse(text) as { error: Record<string, unknown> };
+
+  it("a malformed JSON body (body-parser's 400) stays a 400 for a browser, an agent and axios's Accept, as Express's own page, and is no failure", async () => {
+    await unheard(async () => {
+      const plain = await call({ friendly: false }, '/orders', BROWSER, '{bad');
+      expect([plain.status, plain.text]).toEqual([400, expect.stringContaining('<pre>Bad Request</pre>')]);
+      const browser = await call({ friendly: true }, '/orders', BROWSER, '{bad');
+      expect([browser.status, browser.text]).toEqual([400, plain.text]);
+      for (const name of ['content-type', 'content-security-policy', 'x-content-type-options', 'content-length']) expect(browser.headers.get(name), name).toBe(plain.headers.get(name));
+      expect(browser.headers.get('vary')).toBe('Accept');
+      for (const headers of [AGENT, AXIOS]) {
+        const agent = await call({ friendly: true }, '/orders', headers, '{bad');
+        expect(agent.status, headers.accept).toBe(400);
+        expect(asJson(agent.text).error).toMatchObject({ code: 'invalid_input', retry: 'fix_input', message: 'Bad Request' });
+        expect(agent.text).not.toContain('Unexpected token');
+      }
+      const problem = await call({ friendly: true }, '/orders', PROBLEM, '{bad');
+      expect([problem.status, problem.headers.get('content-type'), JSON.parse(problem.text).code]).toEqual([400, 'application/problem+json', 'invalid_input']);
+      // A good body still gets through.
+      expect((await call({ friendly: true }, '/orders', AGENT, '{"sku":"a1"}')).status).toBe(201);
+    });
+  });
+
+  it("a thrown http-errors error (status 404, exposed) is Express's own 404 page for a browser and not_found for an agent, its message shown to neither, and no failure", async () => {
+    await unheard(async () => {
+      const plain = await call({ friendly: false }, '/nope', BROWSER);
+      const browser = await call({ friendly: true }, '/nope', BROWSER);
+      expect([browser.status, browser.text]).toEqual([404, plain.text]);
+      expect(plain.text).toContain('<pre>Not Found</pre>');
+      const agent = await call({ friendly: true }, '/nope', AGENT);
+      expect(agent.status).toBe(404);
+      expect(asJson(agent.text).error).toMatchObject({ code: 'not_found', retry: 'no', message: 'Not Found' });
+    });
+  });
+
+  it('a thrown 503 with a status and headers of its own keeps them for every caller, and is a failure onError hears, as itself', async () => {
+    const before = heard.length;
+    const plain = await call({ friendly: false }, '/down', BROWSER);
+    const browser = await call({ friendly: true }, '/down', BROWSER);
+    expect([browser.status, browser.headers.get('retry-after'), browser.text]).toEqual([503, '7', plain.text]);
+    expect(plain.headers.get('retry-after')).toBe('7');
+    const agent = await call({ friendly: true }, '/down', AGENT);
+    expect([agent.status, agent.headers.get('retry-after')]).toEqual([503, '7']);
+    expect(asJson(agent.text).error).toMatchObject({ code: 'temporarily_unavailable', retry: 'after_delay', retry_after: 7 });
+    expect(agent.text).not.toContain('db down');
+    expect(heard.slice(before).map((e) => (e as Error).message)).toEqual(['db down', 'db down']);
+  });
+
+  it("without onError, Express's own log (console.error, in production) hears of the 503 and of neither client error", async () => {
+    const app = express();
+    app.set('env', 'production');
+    app.use(agentFriendlyExpress());
+    app.post('/orders', express.json(), (_req, res) => void res.sendStatus(201));
+    app.get('/nope', () => {
+      throw nope;
+    });
+    app.get('/down', () => {
+      throw Object.assign(new Error('db down'), { status: 503, expose: false });
+    });
+    app.use(agentFriendlyExpressErrorHandler());
+    const running = await serve(app);
+    try {
+      logged.mockClear();
+      for (const headers of [AGENT, BROWSER]) {
+        expect((await fetch(`${running.url}/orders`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{bad' })).status).toBe(400);
+        expect((await fetch(`${running.url}/nope`, { headers })).status).toBe(404);
+        expect((await fetch(`${running.url}/down`, { headers })).status).toBe(503);
+      }
+      await settle();
+      expect(logged.mock.calls.map(([e]) => (e as Error).message)).toEqual(['db down', 'db down']);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('for any 4xx thrown as an http-errors error: a browser gets what plain Express sends, byte for byte; an agent, that page converted, the same status wherever the catalog reads it as a code of its own; no failure', async () => {
+    // The 4xx whose Express page fromResponse reads as a code of that very status (a 410's Gone reads as not_found, 404).
+    const kept = new Set([400, 401, 402, 403, 404, 409, 429]);
+    await unheard(async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 400, max: 499 }), async (status) => {
+          const plain = await call({ friendly: false }, `/status/${status}`, BROWSER);
+          const browser = await call({ friendly: true }, `/status/${status}`, BROWSER);
+          expect([browser.status, browser.text]).toEqual([plain.status, plain.text]);
+          expect(plain.status).toBe(status);
+          const agent = await call({ friendly: true }, `/status/${status}`, AGENT);
+          // Express's own page converted as any error page of the app's is (a 405 reads as invalid_input, 400).
+          const converted = convertAppError({ status, headers: Object.fromEntries(plain.headers), body: plain.text }, AGENT.accept, 'http://127.0.0.1')!;
+          expect(agent.status).toBe(converted.status);
+          if (kept.has(status)) expect(agent.status).toBe(status);
+          expect(asJson(agent.text).error.code).toBe(asJson(converted.body).error.code);
+          expect(agent.text).not.toContain('Not for you');
+        }),
+        { numRuns: 40 },
+      );
+    });
+  });
+
+  it("the team's error handler mounted after AgentFriendly's gets the original error, and its answer reaches a browser byte for byte as without AgentFriendly", async () => {
+    const after = { friendly: true, handler: 'after' } as const;
+    seen.length = 0;
+    await call(after, '/nope', BROWSER);
+    await call(after, '/nope', AGENT);
+    expect(seen).toHaveLength(2);
+    for (const error of seen) expect(error).toBe(nope);
+    for (const [path, body] of [['/orders', '{bad'], ['/nope'], ['/down'], ['/bug']] as const) {
+      seen.length = 0;
+      const plain = await call({ friendly: false, handler: 'after' }, path, BROWSER, body);
+      const plainSeen = seen.splice(0);
+      const browser = await call(after, path, BROWSER, body);
+      expect([browser.status, browser.headers.get('content-type'), browser.text], path).toEqual([plain.status, plain.headers.get('content-type'), plain.text]);
+      // The same error, not a stand-in: its status, type and message.
+      expect(seen.map((e) => [(e as Error).message, (e as { status?: number }).status, (e as { type?: string }).type])).toEqual(plainSeen.map((e) => [(e as Error).message, (e as { status?: number }).status, (e as { type?: string }).type]));
+    }
+    expect(JSON.parse((await call(after, '/orders', BROWSER, '{bad')).text)).toMatchObject({ code: 'BAD_REQUEST' });
+  });
+
+  it("for an agent, what the team's handler after AgentFriendly's writes is converted as the app's own error response is; a thrown AgentError is rendered in its place", async () => {
+    const after = { friendly: true, handler: 'after' } as const;
+    const own = await call(after, '/own-400', AGENT);
+    expect(own.status).toBe(400);
+    for (const headers of [AGENT, AXIOS]) {
+      const agent = await call(after, '/status/400', headers);
+      expect([agent.status, agent.headers.get('content-type'), agent.text]).toEqual([own.status, own.headers.get('content-type'), own.text]);
+      expect((await call(after, '/orders', headers, '{bad')).status).toBe(400);
+    }
+    const failure = await call(after, '/bug', AGENT);
+    expect([failure.status, asJson(failure.text).error.code]).toEqual([500, 'internal']);
+    seen.length = 0;
+    const busy = await fetch(`${(await site(after)).url}/busy`, { headers: AGENT });
+    expect(busy.headers.get('retry-after')).toBe('30');
+    await expectEnvelope(busy, 429, { code: 'rate_limited', retry_after: 30 });
+    expect(seen).toHaveLength(1);
+    expect(isAgentError(seen[0])).toBe(true);
+    // A browser gets the team's page of it, with the error's status and Retry-After.
+    const page = await call(after, '/busy', BROWSER);
+    expect([page.status, page.headers.get('retry-after'), JSON.parse(page.text)]).toEqual([429, '30', { message: 'Too many requests', code: 'BAD_REQUEST' }]);
+  });
+
+  it("the team's error handler mounted before AgentFriendly's answers what it answers, and AgentFriendly's what it passes on", async () => {
+    const before = { friendly: true, handler: 'before' } as const;
+    const plain = await call({ friendly: false, handler: 'before' }, '/orders', BROWSER, '{bad');
+    const browser = await call(before, '/orders', BROWSER, '{bad');
+    expect([browser.status, browser.text]).toEqual([plain.status, plain.text]);
+    expect(JSON.parse(browser.text)).toMatchObject({ code: 'BAD_REQUEST' });
+    expect((await call(before, '/orders', AGENT, '{bad')).status).toBe(400);
+    // /bug has no status: the team passes it on, and AgentFriendly answers it as a failure.
+    const heardBefore = heard.length;
+    const agent = await call(before, '/bug', AGENT);
+    expect([agent.status, asJson(agent.text).error.code]).toEqual([500, 'internal']);
+    const page = await call(before, '/bug', BROWSER);
+    expect([page.status, page.text]).toEqual([500, expect.stringContaining('<pre>Internal Server Error</pre>')]);
+    expect(page.text).not.toContain('the real bug');
+    expect(heard.slice(heardBefore).map((e) => (e as Error).message)).toEqual(['the real bug', 'the real bug']);
   });
 });
