@@ -47,6 +47,21 @@ describe('the agent client', () => {
     if (!result.ok) expect(validateEnvelope({ error: result.error }).valid).toBe(true);
   });
 
+  it("waits out once a delay a site's own JSON keeps only in seed 002's field, and hands back its own code with the field and word it gave", async () => {
+    const json = { 'content-type': 'application/json' };
+    const server = await scripted([
+      { status: 429, headers: json, body: JSON.stringify({ message: 'Slow down', code: 'SLOW_DOWN', next_step: 'wait', retry_after_seconds: 20, request_id: 'r1' }) },
+      { status: 200, body: 'ok' },
+    ]);
+    const clock = virtualClock();
+    expect((await client(clock).fetch(server.url)).ok).toBe(true);
+    expect(clock.sleeps).toEqual([20_000]);
+    const invalid = await scripted([{ status: 422, headers: json, body: JSON.stringify({ message: 'Bad sku', code: 'BAD_SKU', next_step: 'fix_request', param: 'sku' }) }]);
+    const result = await client(virtualClock()).fetch(invalid.url);
+    expect(result).toMatchObject({ ok: false, error: { code: 'bad_sku', field: 'sku', retry: 'fix_input' }, advice: RETRY_WORDS.fix_input.advice });
+    expect(invalid.calls()).toBe(1);
+  });
+
   it('advises a wait of unknown length, not "retry_after seconds", for a 429 that does not say how long', async () => {
     const server = await scripted([{ status: 429, body: 'Too many requests' }]);
     const result = await client(virtualClock()).fetch(server.url);
