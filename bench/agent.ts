@@ -9,8 +9,9 @@
 //    body as the raw text a client holds (JSON.stringify(f.body) for JSON bodies, the page as it
 //    is), against JSON.parse of text of the same size: the same JSON text for JSON bodies, and for
 //    pages the page as a JSON string literal (JSON.stringify(page)), i.e. one parse of about the
-//    same bytes. Ratio = fromResponse / JSON.parse per pass over the corpus, at most 4, and it must
-//    not grow as dialects are added: readers are chosen by the body's shape.
+//    same bytes. Ratio = fromResponse / JSON.parse per pass over the corpus, context: what a new
+//    dialect or format may cost is held by bench/from-response-ab.ts (at most 3 % more than the
+//    commit before it, issue 36), since readers are chosen by the body's shape.
 // 2. Large page: fromResponse on a 10 MiB HTML page against a 256 KiB page of the same shape (a
 //    real error page's head and main content, then a long product grid as filler), as a string and
 //    as a Uint8Array. Ratio = 10 MiB / 256 KiB, at most 1.50: only a bounded prefix is read.
@@ -57,7 +58,6 @@ const HTTP_BATCH = 250; // sequential requests in one timed batch
 const HTTP_ROUNDS = 42; // each round one batch per side (7 times each of the 6 orders): 10,500 timed requests per side
 const LARGE_TARGET = 1.5; // 10 MiB / 256 KiB, at most
 const CLIENT_TARGET = 1.05; // client / fetch for a 200, at most
-const CORPUS_TARGET = 4; // fromResponse / JSON.parse over the corpus, at most (however many dialects it reads)
 
 type Target = { op: '<='; value: number } | null;
 
@@ -253,7 +253,10 @@ async function corpus(items: CorpusItem[]): Promise<Row> {
       a: 'fromResponse, one pass over the corpus',
       b: 'JSON.parse of the same bytes, one pass (pages as a JSON string literal)',
       unit: 'us/pass',
-      target: { op: '<=', value: CORPUS_TARGET },
+      // No target of its own (issue 36 decided issue 26's question): the cost of the rules an agent
+      // relies on is accepted, and what may not grow is held by bench/from-response-ab.ts, which
+      // measures each change against the commit before it.
+      target: null,
     },
     sampled,
     1000,

@@ -45,6 +45,7 @@ export const BENCHES: readonly { name: string; file: string; what: string; rows:
   { name: 'validators', file: 'bench/validators.ts', what: 'standalone validators vs ajv.compile at run time', rows: plainRows('validators') },
   { name: 'bytes', file: 'bench/answer-bytes.ts', what: 'the bytes of one error as an HTML page, Markdown, the envelope and problem details', rows: plainRows('bytes') },
   { name: 'agent', file: 'bench/agent.ts', what: 'fromResponse vs JSON.parse, large pages, the client vs bare fetch', rows: plainRows('agent') },
+  { name: 'agent-ab', file: 'bench/from-response-ab.ts', what: 'fromResponse against the commit before it, over the corpus', rows: plainRows('agent') },
   { name: 'lint', file: 'bench/lint.ts', what: "agent-errors lint beside Redocly's on GitHub's, Stripe's and Cloudflare's specs", rows: plainRows('lint') },
   {
     name: 'site',

@@ -2,8 +2,9 @@
 // response corpus, both built and measured in this one run: the target of the corpus row (issue 36)
 // is that reading a new dialect or format costs at most 3 % more than the commit before it.
 //
-//   npx tsx bench/from-response-ab.ts                 against HEAD (the working tree's change)
-//   npx tsx bench/from-response-ab.ts --base <rev>    against any commit, such as HEAD~1
+//   npx tsx bench/from-response-ab.ts                 against HEAD when src/ or generated/ have
+//                                                     changes not yet committed, else HEAD~1 (the last commit's change)
+//   npx tsx bench/from-response-ab.ts --base <rev>    against any commit
 //   npx tsx bench/from-response-ab.ts --json          the same as JSON
 //
 // Each side is src/core/from-response.ts of its tree (the base's from `git archive`, with its
@@ -54,8 +55,9 @@ const pass = (read: Read, items: readonly CorpusItem[], passes: number): void =>
 };
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { base: { type: 'string', default: 'HEAD' }, json: { type: 'boolean', default: false } } });
-  const base = values.base!;
+  const { values } = parseArgs({ options: { base: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const changed = execFileSync('git', ['status', '--porcelain', '--', 'src', 'generated'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+  const base = values.base ?? (changed ? 'HEAD' : 'HEAD~1');
   const rev = execFileSync('git', ['rev-parse', '--short', base], { cwd: ROOT, encoding: 'utf8' }).trim();
   const tmp = mkdtempSync(join(tmpdir(), 'agent-errors-ab-'));
   try {
@@ -84,7 +86,8 @@ async function main(): Promise<void> {
     const ratio = median(ratios);
     const control = median(controls);
     const verdict = verdictOf(ratio, TARGET, Math.abs(control - 1));
-    const result = { base: rev, responses: items.length, differ, ratio: round2(ratio), control: round2(control), target: TARGET, verdict, met: verdictMark(verdict) };
+    const measure = `corpus (${items.length} responses): fromResponse now / at ${rev} (A/A ${round2(control).toFixed(2)}; ${differ} read differently)`;
+    const result = { base: rev, responses: items.length, differ, ratio: round2(ratio), control: round2(control), target: TARGET, verdict, met: verdictMark(verdict), rows: [{ measure, ratio: round2(ratio), target: TARGET, verdict }] };
     if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     else {
       process.stdout.write(
