@@ -153,8 +153,9 @@ function readListFields(body: JsonObject): Reading | null {
 
 /**
  * Seed 002's fields at the top of a body in a site's own format, {message, code, param, next_step,
- * retry_after_seconds} or with field and retry: a code with what to do or a delay, a code the
- * catalog has, or a field with what to do. A code alone of another vocabulary (Fastify's FST_ERR_VALIDATION, PostgREST's
+ * retry_after_seconds} or with field and retry: a code with a field, what to do or a delay (the
+ * lint's top-level format, {code, message, field}, is read the same), a code the catalog has, or a
+ * field with what to do. A code alone of another vocabulary (Fastify's FST_ERR_VALIDATION, PostgREST's
  * PGRST116) says what failed inside a framework, not what to do, and a numeric code (Twilio's 21211)
  * is a vendor's number: the other readers, and the status, decide those.
  */
@@ -162,8 +163,7 @@ function readTopFields(body: JsonObject): Reading | null {
   const code = asCode(str(body, 'code'));
   const field = str(body, 'param') ?? str(body, 'field');
   const retry = retryIn(body);
-  // Without what to do or a delay, a code and a field are a validation library's ({code: "invalid_type", field}) as often as a site's.
-  if (code === null ? field === null || retry === null : !isKnownCode(code) && retry === null && bodyDelay(body) === null) return null;
+  if (code === null ? field === null || retry === null : !isKnownCode(code) && field === null && retry === null && bodyDelay(body) === null) return null;
   return reading(code, field, str(body, 'message') ?? str(body, 'detail'), retry, true);
 }
 

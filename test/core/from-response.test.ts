@@ -230,6 +230,8 @@ describe("fromResponse on seed 002's four fields in a site's own format", () => 
     expect(read(409, null, { code: 'ORDER_CHANGED', retry: 'refetch' })).toMatchObject({ code: 'order_changed', retry: 'refetch' });
     expect(read(400, null, { code: 'invalid_input', message: 'Quantity must be positive', field: 'quantity' })).toMatchObject({ code: 'invalid_input', field: 'quantity', retry: CODES.invalid_input.retry });
     expect(read(429, null, { code: 'SLOW_DOWN', message: 'Easy', next_step: 'wait', retry_after_seconds: 30 })).toMatchObject({ code: 'slow_down', retry: READERS.next_step.wait, retry_after: 30 });
+    // The lint's top-level format, {code, message, field}: read the same way here.
+    expect(read(400, null, { code: 'BAD_QUANTITY', message: 'Quantity must be positive', field: 'quantity' })).toMatchObject({ code: 'bad_quantity', field: 'quantity', message: 'Quantity must be positive' });
     // Without a code, a field and a word still say what to do, and the status names the code.
     expect(read(400, null, { message: 'Bad sku', param: 'sku', next_step: 'fix_request' })).toMatchObject({ code: 'invalid_input', field: 'sku', retry: 'fix_input' });
   });
