@@ -2,8 +2,8 @@
 // better-sqlite3 is an optional peer dependency: only this store loads it.
 import type Database from 'better-sqlite3';
 import type { EnvelopeError } from '../../generated/types.js';
-import { checkRules, quote, type Checks } from '../core/refuse.js';
-import { copySize, isCount, NOW_CHECK, type Backoff, type CachedCopy, type KeptAnswer, type Store } from './store.js';
+import { checkRules, isCount, quote, type Checks } from '../core/refuse.js';
+import { copySize, NOW_CHECK, type Backoff, type CachedCopy, type KeptAnswer, type Store } from './store.js';
 
 /** Options of createDiskStore. */
 export interface DiskStoreOptions {

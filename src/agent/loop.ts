@@ -3,7 +3,7 @@
 // clock the caller provides, within a budget of calls.
 import { retryAfterSeconds } from '../core/delay.js';
 import { toHeaders } from '../core/headers.js';
-import { checkRules, refuse, type Checks } from '../core/refuse.js';
+import { checkRules, isCount, isFunction, refuse, type Checks } from '../core/refuse.js';
 import type { WireResponse } from '../core/dialects.js';
 import { DEFAULT_BACKOFF } from './policy.js';
 import { decode, type Decoded } from './decode.js';
@@ -73,9 +73,8 @@ export interface LoopOptions {
   readonly sleep: (seconds: number) => Promise<void> | void;
 }
 
-const isFunction = (value: unknown): boolean => typeof value === 'function';
 const LOOP_CHECKS: Checks<LoopOptions> = {
-  maxCalls: [(value) => Number.isSafeInteger(value) && (value as number) >= 1, 'a whole number of calls, 1 or more'],
+  maxCalls: [isCount, 'a whole number of calls, 1 or more'],
   now: [isFunction, 'a function returning ms'],
   sleep: [isFunction, 'a function (seconds) => Promise<void> or void'],
 };

@@ -7,8 +7,8 @@ import { PAY_WORD } from '../core/catalog.js';
 import { isErrorText } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
-import { checkRules, refuse, type Check, type Checks } from '../core/refuse.js';
-import { defaultStore, type Admission, type Backoff, type KeptAnswer, type Store } from './store.js';
+import { checkRules, isCount, isFunction, refuse, type Check, type Checks } from '../core/refuse.js';
+import { defaultStore, STORE_CHECK, type Admission, type Backoff, type KeptAnswer, type Store } from './store.js';
 
 /** Options of createAgentClient and agentFetch. */
 export interface AgentClientOptions {
@@ -125,8 +125,6 @@ export function saysError(bytes: Uint8Array | null, whole: boolean): boolean {
 /** The Accept an agent client sends by default: data first, pages after, anything last. */
 export const AGENT_ACCEPT = 'application/json, application/problem+json, text/markdown, text/html;q=0.9, */*;q=0.8';
 
-const isFunction = (value: unknown): boolean => typeof value === 'function';
-const STORE_METHODS = ['getBackoff', 'setBackoff', 'getCopy', 'setCopy', 'deleteCopy'] as const;
 /** A number of seconds a timer can take: 0 or more, or (`positive`) above 0. */
 const isSeconds = (positive: boolean) => (v: unknown): boolean => typeof v === 'number' && (positive ? v > 0 : v >= 0) && v <= Number.MAX_SAFE_INTEGER;
 
@@ -134,10 +132,10 @@ const isSeconds = (positive: boolean) => (v: unknown): boolean => typeof v === '
 export const CLIENT_CHECKS: Checks<AgentClientOptions> = {
   fetch: [isFunction, 'a fetch function'],
   maxWaitSeconds: [isSeconds(false), 'a number of seconds, 0 or more'],
-  maxCalls: [(v) => Number.isSafeInteger(v) && (v as number) >= 1, 'a whole number of calls, 1 or more'],
+  maxCalls: [isCount, 'a whole number of calls, 1 or more'],
   sleep: [isFunction, 'a function (ms, signal) => Promise<void>'],
   now: [isFunction, 'a function returning ms since the epoch'],
-  store: [(v) => typeof v === 'object' && v !== null && STORE_METHODS.every((m) => isFunction((v as Record<string, unknown>)[m])), `a store with ${STORE_METHODS.join(', ')}`],
+  store: STORE_CHECK,
   accept: [(v) => v === false || (typeof v === 'string' && v !== ''), 'an Accept header value or false'],
   unknownDelay: [(v) => v === 'hand_back' || v === 'backoff', "'hand_back' or 'backoff'"],
   scope: [(v) => isFunction(v) || (Array.isArray(v) && v.every((e) => typeof e === 'string')), 'a list of URL prefixes or a function from the URL to a key'],

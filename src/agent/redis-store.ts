@@ -2,8 +2,8 @@
 // for and the copies they kept. It takes a node-redis client by shape and never loads `redis`.
 import type { EnvelopeError } from '../../generated/types.js';
 import { validateEnvelope } from '../core/validate.js';
-import { checkRules, isWhole, quote, type Checks } from '../core/refuse.js';
-import { createMemoryStore, isCount, isFunction, NOW_CHECK, PACING_CHECKS, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type Backoff, type CachedCopy, type KeptAnswer, type PacingOptions, type Store } from './store.js';
+import { checkRules, isCount, isFunction, isWhole, quote, type Checks } from '../core/refuse.js';
+import { createMemoryStore, NOW_CHECK, STORE_CHECK, PACING_CHECKS, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type Backoff, type CachedCopy, type KeptAnswer, type PacingOptions, type Store } from './store.js';
 
 /** What the store needs of a node-redis (v4, v5 or v6) client or cluster besides sendCommand. */
 interface Connection {
@@ -24,7 +24,6 @@ export interface RedisClusterLike extends Connection {
   getSlotMaster(slot: number): unknown;
 }
 
-const isStoreLike = (value: unknown): boolean => typeof value === 'object' && value !== null && ['getBackoff', 'setBackoff', 'getCopy', 'setCopy', 'deleteCopy'].every((m) => isFunction((value as Record<string, unknown>)[m]));
 const isSecondsAbove0 = (value: unknown): boolean => typeof value === 'number' && value > 0 && value <= Number.MAX_SAFE_INTEGER;
 
 /** The checks of createRedisStore's options. */
@@ -36,7 +35,7 @@ const REDIS_CHECKS: Checks<RedisStoreOptions> = {
   maxBytes: [isCount, 'a whole number of bytes, 1 or more'],
   commandTimeoutMs: [isCount, 'a whole number of milliseconds, 1 or more'],
   recheckMs: [isWhole, 'a whole number of milliseconds, 0 or more'],
-  fallback: [isStoreLike, 'a store (getBackoff, setBackoff, getCopy, setCopy, deleteCopy)'],
+  fallback: STORE_CHECK,
   onFallback: [isFunction, 'a function (error) => void'],
   onRecover: [isFunction, 'a function () => void'],
   now: NOW_CHECK,

@@ -3,7 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import type { EnvelopeError } from '../../generated/types.js';
 import type { Quota } from '../core/quota.js';
-import { checkRules, isWhole, type Checks } from '../core/refuse.js';
+import { checkRules, isCount, isFunction, isWhole, type Check, type Checks } from '../core/refuse.js';
 
 /** A site's request to wait: until when (ms since the epoch, on the clock of the client that learnt it) and the error that said so. */
 export interface Backoff {
@@ -107,10 +107,10 @@ export interface MemoryStoreOptions extends PacingOptions {
   readonly now?: () => number;
 }
 
-/** A whole number, 1 or more. */
-export const isCount = (value: unknown): boolean => isWhole(value) && (value as number) >= 1;
-/** A function. */
-export const isFunction = (value: unknown): boolean => typeof value === 'function';
+/** The methods every store has, which the client calls. */
+const STORE_METHODS = ['getBackoff', 'setBackoff', 'getCopy', 'setCopy', 'deleteCopy'] as const;
+/** The check of an option that takes a store (the client's store, the Redis store's fallback): an object with every store method. */
+export const STORE_CHECK: Check = [(v) => typeof v === 'object' && v !== null && STORE_METHODS.every((m) => isFunction((v as Record<string, unknown>)[m])), `a store with ${STORE_METHODS.join(', ')}`];
 
 /** The checks of the pacing options every store takes. */
 export const PACING_CHECKS: Checks<PacingOptions> = {

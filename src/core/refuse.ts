@@ -16,9 +16,14 @@ export function quote(value: unknown): string {
   }
 }
 
-/** Throws the TypeError of a value `name` may not have: the call (`who`), what the name takes, and the value received, quoted. */
+/**
+ * Throws the TypeError of a value `name` may not have: the call (`who`), what the name takes, and the
+ * value received, quoted and cut to 120 characters (a whole document passed by mistake stays a
+ * readable message).
+ */
 export function refuse(who: string, name: string, takes: string, value: unknown): never {
-  throw new TypeError(`${who}: ${name} must be ${takes} (got ${quote(value)})`);
+  const got = quote(value);
+  throw new TypeError(`${who}: ${name} must be ${takes} (got ${got.length > 120 ? `${got.slice(0, 119)}…` : got})`);
 }
 
 /** What one option takes: whether a value passes, and what it takes, in words. Undefined always passes. */
@@ -92,6 +97,12 @@ export function checkRules(who: string, values: unknown, checks: Readonly<Record
  * the body's number and the Retry-After digits are the same (String(1e21) is "1e+21").
  */
 export const isWhole = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** A whole number, 1 or more: a count of calls, bytes, origins. */
+export const isCount = (value: unknown): boolean => isWhole(value) && (value as number) >= 1;
+
+/** A function: a hook, a clock, a fetch. */
+export const isFunction = (value: unknown): boolean => typeof value === 'function';
 
 /** What a delay takes, in words. */
 export const DELAY = 'a whole, non-negative number of seconds, as Retry-After is';

@@ -3,7 +3,7 @@
 // both the catalog and the OpenAPI comparison add their changes to, and the text the CLI prints.
 import { BREAKING_RULES, NON_BREAKING_RULES, type DiffRule } from '../../generated/diff-rules.js';
 import { own } from '../core/json.js';
-import { refuseArgument } from './lint-documents.js';
+import { refuse } from '../core/refuse.js';
 
 /** One rule of the review, as the docs table lists it. */
 export interface DiffRuleInfo {
@@ -103,9 +103,9 @@ function isChange(value: unknown): boolean {
 export function formatDiff(result: DiffResult): string {
   for (const side of ['breaking', 'nonBreaking'] as const) {
     const changes = own(result, side);
-    if (!Array.isArray(changes)) refuseArgument('formatDiff', 'result', 'what diffCatalog returns ({breaking, nonBreaking}, two lists of changes)', result);
+    if (!Array.isArray(changes)) refuse('formatDiff', 'result', 'what diffCatalog returns ({breaking, nonBreaking}, two lists of changes)', result);
     for (let i = 0; i < changes.length; i += 1) {
-      if (!isChange(changes[i])) refuseArgument('formatDiff', `result.${side}[${i}]`, 'a change ({rule, pointer, message, fix}), as diffCatalog makes it', changes[i]);
+      if (!isChange(changes[i])) refuse('formatDiff', `result.${side}[${i}]`, 'a change ({rule, pointer, message, fix}), as diffCatalog makes it', changes[i]);
     }
   }
   const line = (label: string, change: Change): string => {

@@ -27,8 +27,7 @@
 // with `codes`) nor an OpenAPI document (an object with `openapi`), or an option of the wrong type,
 // is a TypeError naming diffCatalog.
 import { isRecord, type JsonObject } from '../core/json.js';
-import { checkRules, type Checks } from '../core/refuse.js';
-import { refuseArgument } from './lint-documents.js';
+import { checkRules, refuse, type Checks } from '../core/refuse.js';
 import { diffCatalogs, readCatalog } from './diff-catalogs.js';
 import { Collector, type DiffOptions, type DiffResult } from './diff-changes.js';
 import { catalogDeclared, diffDeclared, openApiDeclared, type Declared } from './diff-openapi.js';
@@ -66,7 +65,7 @@ export function diffCatalog(before: unknown, after: unknown, options: DiffOption
     if (kind === undefined) {
       // Text read from a file is the commonest mistake: say what to pass instead.
       const hint = typeof document === 'string' ? ', parsed from its JSON or YAML (not its text or its path)' : '';
-      refuseArgument('diffCatalog', i === 0 ? 'before' : 'after', `a parsed error catalog (an object with a \`codes\` member, like schema/catalog.json) or a parsed OpenAPI 3.0/3.1 document (an object with an \`openapi\` member)${hint}`, document);
+      refuse('diffCatalog', i === 0 ? 'before' : 'after', `a parsed error catalog (an object with a \`codes\` member, like schema/catalog.json) or a parsed OpenAPI 3.0/3.1 document (an object with an \`openapi\` member)${hint}`, document);
     }
     return kind;
   });

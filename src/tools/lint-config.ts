@@ -7,9 +7,10 @@ import { parse as parseYaml } from 'yaml';
 import { RETRY_WORDS } from '../../generated/catalog.js';
 import type { RetryWord } from '../../generated/types.js';
 import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
+import { refuse } from '../core/refuse.js';
 import { isRetryWord } from '../core/catalog.js';
 import { escapeToken, isRecord } from '../core/json.js';
-import { LintInputError, refuseArgument, show } from './lint-documents.js';
+import { LintInputError, show } from './lint-documents.js';
 import type { ErrorFormat, Part } from './lint-format.js';
 
 /** How a finding counts: an error fails the lint, a warning is printed and passes. */
@@ -42,7 +43,7 @@ const MAX_CODES = 10_000;
  * `label` names where it came from (a file, or the spec's x-agent-errors).
  */
 export function checkLintConfig(value: unknown, label: string): LintConfig {
-  if (typeof label !== 'string') refuseArgument('checkLintConfig', 'label', 'a string naming where the config came from', label);
+  if (typeof label !== 'string') refuse('checkLintConfig', 'label', 'a string naming where the config came from', label);
   const problems: string[] = [];
   const fail = (pointer: string, what: string): void => void problems.push(`${pointer || '(the config)'} ${what}`);
   if (!isRecord(value)) throw new LintInputError(`${label} is not a lint config: it is ${show(value)}, not an object`);
@@ -97,7 +98,7 @@ export function configOption(who: string, value: unknown): LintConfig | undefine
 /** Reads a lint config file (JSON, or YAML unless it ends in .json) and checks it. */
 export async function readLintConfig(path: string): Promise<LintConfig> {
   // A number would be read as a file descriptor, and a NUL byte is refused by fs with an internal error.
-  if (typeof path !== 'string' || path === '' || path.includes('\0')) refuseArgument('readLintConfig', 'path', 'the path of a lint config file (JSON or YAML)', path);
+  if (typeof path !== 'string' || path === '' || path.includes('\0')) refuse('readLintConfig', 'path', 'the path of a lint config file (JSON or YAML)', path);
   let text: string;
   try {
     text = await readFile(path, 'utf8');

@@ -2,7 +2,6 @@
 // them is reported as a place in the user's own document (lintOpenApi's findings point there).
 import { dirname, relative } from 'node:path';
 import { escapeToken, member, own, unescapeToken } from '../core/json.js';
-import { quote } from '../core/refuse.js';
 
 /**
  * Thrown by lintOpenApi() when it cannot lint the input at all: the file given cannot be read or
@@ -43,20 +42,6 @@ export interface BrokenRef {
 
 const MAX_HOPS = 64;
 
-/**
- * Throws the TypeError of an argument of the wrong type, worded as refuse() words it, with the value
- * received cut to 120 characters: a whole OpenAPI document passed by mistake stays a readable message.
- */
-export function refuseArgument(who: string, name: string, takes: string, value: unknown): never {
-  let got: string;
-  try {
-    got = quote(value);
-  } catch {
-    // quote() falls back to String(), which throws for an object without a prototype that JSON cannot carry (a bigint inside).
-    got = Object.prototype.toString.call(value);
-  }
-  throw new TypeError(`${who}: ${name} must be ${takes} (got ${got.length > 120 ? `${got.slice(0, 119)}…` : got})`);
-}
 
 /** A value as a message shows it: JSON cut to 80 characters, `missing` for undefined, never throwing. */
 export function show(value: unknown): string {

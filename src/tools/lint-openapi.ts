@@ -23,10 +23,10 @@ import { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
 import { codeForStatus, isKnownCode, isRetryWord } from '../core/catalog.js';
 import { delayFrom } from '../core/delay.js';
 import { escapeToken, isRecord, member, own } from '../core/json.js';
-import { checkRules, isWhole, type Checks } from '../core/refuse.js';
+import { checkRules, isWhole, refuse, type Checks } from '../core/refuse.js';
 import { NOT_A_MEMBER, validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
 import { checkLintConfig, configOption, mergeConfigs, settingOf, SPEC_CONFIG_MEMBER, type LintConfig, type Severity } from './lint-config.js';
-import { Documents, LintInputError, refuseArgument, resolveRef, show, unlessRefused, type Node } from './lint-documents.js';
+import { Documents, LintInputError, resolveRef, show, unlessRefused, type Node } from './lint-documents.js';
 import { catalogCodes, isOwnFormat, namedFormat, SchemaReader, throughEmptyList, valueAt, valuesAt, type BodyReading } from './lint-format.js';
 import { guardedResolvers, RefAllowanceError, refPolicy } from './ref-policy.js';
 import { fromSwagger2, swaggerPointer } from './swagger.js';
@@ -73,10 +73,10 @@ export function isLintFinding(value: unknown): value is LintFinding {
 
 /** Refuses, with a TypeError naming the function `who`, findings that are not a list of lint findings (the one at fault named by its index). */
 export function checkFindings(who: string, findings: unknown): asserts findings is readonly LintFinding[] {
-  if (!Array.isArray(findings)) refuseArgument(who, 'findings', 'an array of lint findings', findings);
+  if (!Array.isArray(findings)) refuse(who, 'findings', 'an array of lint findings', findings);
   // By index, not forEach: a hole in a sparse array is no finding either.
   for (let i = 0; i < findings.length; i += 1) {
-    if (!isLintFinding(findings[i])) refuseArgument(who, `findings[${i}]`, 'a lint finding ({rule, severity, pointer, message, fix, operations})', findings[i]);
+    if (!isLintFinding(findings[i])) refuse(who, `findings[${i}]`, 'a lint finding ({rule, severity, pointer, message, fix, operations})', findings[i]);
   }
 }
 
@@ -755,7 +755,7 @@ function sortFindings(findings: LintFinding[]): LintFinding[] {
  * @example (await lintOpenApi('openapi.yaml')).map((f) => `${f.severity} ${f.pointer} ${f.rule}`)
  */
 export async function lintOpenApi(input: string | object, options: LintOpenApiOptions = {}): Promise<LintFinding[]> {
-  if (!(isPath(input) || (typeof input === 'object' && input !== null))) refuseArgument('lintOpenApi', 'input', 'a file path or a parsed OpenAPI document object', input);
+  if (!(isPath(input) || (typeof input === 'object' && input !== null))) refuse('lintOpenApi', 'input', 'a file path or a parsed OpenAPI document object', input);
   checkRules('lintOpenApi', options, LINT_OPENAPI_CHECKS);
   const { docs, findings, config, pointerOf } = await load(input, options);
   const linter = new Linter(docs, options.siteCodes, config, options.siteCatalog);

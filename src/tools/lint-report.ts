@@ -2,7 +2,7 @@
 // with a legacy spec adopt the lint today and fail only on what it adds.
 import { own } from '../core/json.js';
 import { checkRules, refuse, type Checks } from '../core/refuse.js';
-import { LintInputError, refuseArgument, show } from './lint-documents.js';
+import { LintInputError, show } from './lint-documents.js';
 import { checkFindings, findingKey, operationList, type LintFinding } from './lint-openapi.js';
 import { locator } from './sarif.js';
 
@@ -122,7 +122,7 @@ function notABaseline(value: unknown): string | null {
 
 /** `value` as a baseline, or a LintInputError saying what is wrong with it. */
 export function checkBaseline(value: unknown, label: string): LintBaseline {
-  if (typeof label !== 'string') refuseArgument('checkBaseline', 'label', 'a string naming where the baseline came from', label);
+  if (typeof label !== 'string') refuse('checkBaseline', 'label', 'a string naming where the baseline came from', label);
   const why = notABaseline(value);
   if (why !== null) throw new LintInputError(`${label} is not a lint baseline: ${why}`);
   return value as LintBaseline;
@@ -136,7 +136,7 @@ export function checkBaseline(value: unknown, label: string): LintBaseline {
 export function compareWithBaseline(findings: readonly LintFinding[], baseline: LintBaseline): { fresh: LintFinding[]; known: LintFinding[]; fixed: number } {
   checkFindings('compareWithBaseline', findings);
   const why = notABaseline(baseline);
-  if (why !== null) refuseArgument('compareWithBaseline', 'baseline', `a lint baseline, as baselineOf makes (${why})`, baseline);
+  if (why !== null) refuse('compareWithBaseline', 'baseline', `a lint baseline, as baselineOf makes (${why})`, baseline);
   const key = findingKey;
   const left = new Map<string, number>();
   for (const entry of baseline.findings) left.set(key(entry), (left.get(key(entry)) ?? 0) + 1);

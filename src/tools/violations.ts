@@ -14,8 +14,7 @@ import { delayFrom, retryAfterSeconds } from '../core/delay.js';
 import { headerValue, toHeaders, type HeadersInput } from '../core/headers.js';
 import { parseHttpDate, referenceClock } from '../core/http-date.js';
 import { isRecord, own, str, type JsonObject } from '../core/json.js';
-import { checkRules, type Checks } from '../core/refuse.js';
-import { refuseArgument } from './lint-documents.js';
+import { checkRules, refuse, type Checks } from '../core/refuse.js';
 import { validateEnvelope, validateProblem, type ValidationIssue } from '../core/validate.js';
 
 export { VIOLATION_RULES, type ViolationRule } from '../../generated/violation-rules.js';
@@ -370,13 +369,13 @@ function entriesOf(bodies: unknown): { name: string; at: string; entry: unknown 
  * // ['promise-without-delay', 'not-the-contract']
  */
 export function violations(bodies: CatalogBodies, options: ViolationsOptions = {}): Violation[] {
-  if (typeof bodies !== 'object' || bodies === null) refuseArgument('violations', 'bodies', 'a list of {name, status, headers, body} or a record of {status, headers, body} by name', bodies);
+  if (typeof bodies !== 'object' || bodies === null) refuse('violations', 'bodies', 'a list of {name, status, headers, body} or a record of {status, headers, body} by name', bodies);
   checkRules('violations', options, VIOLATIONS_CHECKS);
   const now = options.now;
   const out: Violation[] = [];
   for (const { name, at, entry } of entriesOf(bodies)) {
     // An entry that is no object is a catalog of the wrong shape (a body where {body} belongs), not a body to review.
-    if (entry !== UNREAD && (typeof entry !== 'object' || entry === null || Array.isArray(entry))) refuseArgument('violations', at, 'an entry {name, status, headers, body}', entry);
+    if (entry !== UNREAD && (typeof entry !== 'object' || entry === null || Array.isArray(entry))) refuse('violations', at, 'an entry {name, status, headers, body}', entry);
     let findings: Finding[];
     try {
       if (entry === UNREAD) throw new Error('unread');
