@@ -495,7 +495,8 @@ describe('Express as Express users expect: errors with a status of their own, an
     const kept = new Set([400, 401, 402, 403, 404, 409, 429]);
     await unheard(async () => {
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 400, max: 499 }), async (status) => {
+        // Not 407: the Fetch standard makes a 407 a network error for a client with no window, so the platform fetch never sees one.
+        fc.asyncProperty(fc.integer({ min: 400, max: 499 }).filter((status) => status !== 407), async (status) => {
           const plain = await call({ friendly: false }, `/status/${status}`, BROWSER);
           const browser = await call({ friendly: true }, `/status/${status}`, BROWSER);
           expect([browser.status, browser.text]).toEqual([plain.status, plain.text]);
