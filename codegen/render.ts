@@ -8,7 +8,8 @@ import { diffRuleTable, emitDiffRules, loadDiffRules } from './diff-rules.js';
 import { emitCatalog } from './emit-catalog.js';
 import { emitErrorsMd, emitProblemPage, emitProblemPagesModule, injectReadme, injectTable } from './emit-docs.js';
 import { emitOutputSchemaModule } from './emit-output-schema.js';
-import { emitLintMd, emitLintRules, lintFormatTable, lintRuleEntries, lintRuleTable, loadLint } from './lint-rules.js';
+import { emitFormats, FORMATS_SOURCE, formatTable, loadFormats } from './formats.js';
+import { emitLintMd, emitLintRules, lintRuleEntries, lintRuleTable, loadLintRules } from './lint-rules.js';
 import { openApi30, openApi31 } from './emit-openapi.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, emitValidatorTypes } from './emit-validators.js';
@@ -45,7 +46,7 @@ function moduleFiles(name: string, module: GeneratedModule, form: ModuleForm): [
 
 /**
  * Every file under generated/, keyed by its path relative to generated/. A site's extended catalog gets
- * all but the rule tables, which are the package's own, its modules as JavaScript with declarations
+ * all but the rule tables and the formats table, which are the package's own, its modules as JavaScript with declarations
  * (`form: 'js'`), and a `header` that names the command that writes them again in the site's project.
  */
 export async function renderGenerated(catalog: Catalog, options: { rules?: boolean; header?: HeaderSentence; form?: ModuleForm } = {}): Promise<Map<string, string>> {
@@ -67,9 +68,10 @@ export async function renderGenerated(catalog: Catalog, options: { rules?: boole
   for (const code of Object.keys(catalog.codes)) files.set(`problems/${code}.html`, emitProblemPage(catalog, code, header));
   for (const [path, text] of moduleFiles('problem-pages', modules.get('problem-pages')!, form)) files.set(path, text);
   if (options.rules !== false) {
-    const lint = await loadLint();
-    files.set('lint-rules.ts', emitLintRules(lint.rules, lint.formats));
-    files.set('LINT.md', emitLintMd(lint.rules, lint.formats));
+    const [rules, formats] = [await loadLintRules(), await loadFormats(catalog)];
+    files.set('formats.ts', emitFormats(formats));
+    files.set('lint-rules.ts', emitLintRules(rules));
+    files.set('LINT.md', emitLintMd(rules, formats));
     files.set('violation-rules.ts', emitViolationRules(await loadViolationRules(catalog)));
     files.set('diff-rules.ts', emitDiffRules(await loadDiffRules()));
   }
@@ -78,11 +80,11 @@ export async function renderGenerated(catalog: Catalog, options: { rules?: boole
 
 /** The tables of docs/tooling.md: the name of each one's markers, the schema file it comes from, and the table. */
 async function ruleTables(catalog: Catalog): Promise<[name: string, source: string, table: string][]> {
-  const lint = await loadLint();
+  const rules = await loadLintRules();
   return [
-    ['lint-rules', ruleFile('lint-rules'), lintRuleTable(lint.rules)],
-    ['lint-formats', ruleFile('lint-rules'), lintFormatTable(lint.formats)],
-    ['lint-rule-entries', ruleFile('lint-rules'), lintRuleEntries(lint.rules)],
+    ['lint-rules', ruleFile('lint-rules'), lintRuleTable(rules)],
+    ['lint-formats', FORMATS_SOURCE, formatTable(await loadFormats(catalog))],
+    ['lint-rule-entries', ruleFile('lint-rules'), lintRuleEntries(rules)],
     ['violation-rules', VIOLATION_RULES_SOURCE, violationRuleTable(await loadViolationRules(catalog))],
     ['diff-rules', ruleFile('diff-rules'), diffRuleTable(await loadDiffRules())],
   ];

@@ -1,5 +1,5 @@
-// What the rule files of schema/ (lint-rules.json, violation-rules.json, diff-rules.json) share:
-// each is checked against its own JSON Schema and for a rule id written twice, and each becomes a
+// What the table files of schema/ (lint-rules.json, violation-rules.json, diff-rules.json, formats.json)
+// share: each is checked against its own JSON Schema and for an id written twice, and each becomes a
 // constant module under generated/ and a Markdown table of the docs.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

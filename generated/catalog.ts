@@ -391,6 +391,7 @@ export const STATUS_DEFAULTS: Readonly<Record<string, Code>> = {
   "413": "invalid_input",
   "415": "invalid_input",
   "422": "invalid_input",
+  "423": "conflict",
   "425": "temporarily_unavailable",
   "429": "rate_limited",
   "500": "internal",

@@ -342,7 +342,7 @@ function vendorBodySeconds(body: Record<string, unknown>): number | null {
 /**
  * Seed 002's delay where a site's own format keeps it beside its other fields: an error member's
  * retry_after_seconds, and the first error of a list's retry_after or retry_after_seconds, or its
- * JSON:API meta's (the places of schema/lint-rules.json's formats). Whole non-negative seconds, as
+ * JSON:API meta's (the places of schema/formats.json's formats). Whole non-negative seconds, as
  * Retry-After is.
  */
 function siteFieldSeconds(body: Record<string, unknown>): number | null {

@@ -3,7 +3,7 @@
 import { CODE_PATTERN, READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup, PAY_WORD } from './catalog.js';
-import { bodyDelay, DELAY_HEADERS, delayFrom, retryAfterSeconds } from './delay.js';
+import { bodyDelay, DELAY_HEADERS, delayFrom, nonNegativeInteger, retryAfterSeconds } from './delay.js';
 import { fieldErrors, fieldInMessage, scopeInMessage, violationMessage, violationsOf, type Violation } from './field-errors.js';
 import { frontMatter } from './front-matter.js';
 import { xmlError } from './xml.js';
@@ -11,6 +11,7 @@ import { bearerChallenge } from './challenge.js';
 import { mayBeX402Body, PAYMENT_HEADERS, paymentFrom } from './payment.js';
 import { isRecord, own, str, type JsonObject } from './json.js';
 import { checkRules, type Checks } from './refuse.js';
+import { FORMAT_WORDS, isErrorFormat, isRetryByCode, RETRY_BY_CODE_WORDS, valueAt, type ErrorFormat, type RetryByCode } from './format.js';
 import { pickHeaders, presentBits, toHeaders, type Fields, type HeadersInput } from './headers.js';
 import { cleanText, firstLine, readPage, type PageSummary } from './html.js';
 import { CHALLENGE_HEADERS, headerChallenge, looksLikeDump, pageChallenge, soldOut } from './signals.js';
@@ -22,6 +23,13 @@ export const MAX_BODY_BYTES = 256 * 1024;
 export interface FromResponseOptions {
   /** The clock, in ms since the epoch, that HTTP-dates count from when the response has no Date header. @default Date.now() */
   readonly now?: number;
+  /**
+   * Where the site's error body keeps each part, as JSON pointers (the lint config's `format`): read
+   * before the formats fromResponse recognises by itself.
+   */
+  readonly format?: ErrorFormat;
+  /** The retry word of each of the site's own codes, for a body that gives none (the lint config's `retryByCode`). */
+  readonly retryByCode?: RetryByCode;
 }
 
 
@@ -109,10 +117,37 @@ function asCode(value: string | null): string | null {
 
 const asRetry = (value: string | null): RetryWord | null => (isRetryWord(value) ? value : null);
 
-/** What to do next as an object says it: its retry word, else seed 002's next_step read as the word it means (the catalog's next_step table). */
-function retryIn(object: JsonObject): RetryWord | null {
-  const nextStep = str(object, 'next_step');
-  return asRetry(str(object, 'retry')) ?? (nextStep !== null && Object.hasOwn(READERS.next_step, nextStep) ? READERS.next_step[nextStep as keyof typeof READERS.next_step] : null);
+/** A retry word, or seed 002's next_step read as the word it means (the catalog's next_step table). */
+const asWord = (value: string | null): RetryWord | null =>
+  asRetry(value) ?? (value !== null && Object.hasOwn(READERS.next_step, value) ? READERS.next_step[value as keyof typeof READERS.next_step] : null);
+
+/** What to do next as an object says it: its retry word, else its next_step (a retry word, or one of seed 002's). */
+const retryIn = (object: JsonObject): RetryWord | null => asRetry(str(object, 'retry')) ?? asWord(str(object, 'next_step'));
+
+/** A value at a place of a format, if it is a string with some text in it. */
+const textAt = (body: unknown, place: string | undefined): string | null => {
+  const value = place === undefined ? undefined : valueAt(body, place);
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+};
+
+/** Whole seconds at a place of a format. */
+const secondsAt = (body: unknown, place: string): number | null => nonNegativeInteger(valueAt(body, place));
+
+/** A body read by the site's own format: null when it has nothing at any of the format's places. */
+function readFormat(body: unknown, format: ErrorFormat): Reading | null {
+  const code = asCode(textAt(body, format.code));
+  const retry = asWord(textAt(body, format.retry));
+  const field = textAt(body, format.field);
+  const message = textAt(body, format.message);
+  return code === null && retry === null && field === null && message === null ? null : reading(code, field, message, retry, true);
+}
+
+/** The word a site's map gives its code, as it spelt the code or as fromResponse snake-cases it. */
+function wordOf(retryByCode: RetryByCode | undefined, code: string): RetryWord | null {
+  if (retryByCode === undefined) return null;
+  if (Object.hasOwn(retryByCode, code)) return retryByCode[code]!;
+  for (const key in retryByCode) if (asCode(key) === code) return retryByCode[key]!;
+  return null;
 }
 
 /** Seed 002's fields, other than the code, that an error member may keep beside it: the field at fault (field, or param but in a typed error), what to do (retry, next_step), the delay. */
@@ -574,7 +609,11 @@ export interface Explained {
   readonly because: readonly string[];
 }
 
-const FROM_RESPONSE_CHECKS: Checks<FromResponseOptions> = { now: [(value) => typeof value === 'number', 'a number of ms since the epoch'] };
+const FROM_RESPONSE_CHECKS: Checks<FromResponseOptions> = {
+  now: [(value) => typeof value === 'number', 'a number of ms since the epoch'],
+  format: [isErrorFormat, FORMAT_WORDS],
+  retryByCode: [isRetryByCode, RETRY_BY_CODE_WORDS],
+};
 const NO_OPTIONS: FromResponseOptions = {};
 
 /** The options of fromResponse or explainResponse (`who`), checked: an option the call does not know is a programming error, a TypeError, never a response's. */
@@ -614,7 +653,15 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   // A list of errors is read by its first (Salesforce); an AWS error may say its type only in
   // x-amzn-ErrorType, over an empty or non-JSON body.
   const structured = isRecord(json) ? json : Array.isArray(json) && isRecord(json[0]) ? json[0] : h.has('x-amzn-errortype') ? {} : null;
-  let [reading, dialect] = structured ? readStructured(structured, h) : [NONE, null];
+  // The site's own format, when it declared one, before any format recognised by its members.
+  const declared = options.format && json !== undefined ? readFormat(json, options.format) : null;
+  let [reading, dialect]: [Reading, string | null] = declared ? [declared, "the site's declared format"] : structured ? readStructured(structured, h) : [NONE, null];
+  // A code alone is a framework's unless the site maps it to a word: then it is the site's own.
+  if (reading.code === null && options.retryByCode && structured) {
+    const raw = str(structured, 'code') ?? str(obj(structured, 'error'), 'code');
+    const code = asCode(raw);
+    if (code !== null && wordOf(options.retryByCode, code) !== null) reading = { ...reading, code, keepsMessage: true, message: reading.message ?? str(structured, 'message') };
+  }
   // Front matter no dialect knows is part of a page like any other, read as its text.
   if (dialect === null && json !== undefined && typeof text === 'string' && text.trimStart()[0] === '-') [json, reading] = [undefined, NONE];
   const page = text !== null && json === undefined ? readPage(text) : null;
@@ -667,9 +714,10 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
 
   const info = lookup(code);
   // A known code keeps its catalog word; a site's own code keeps the word its body gave, else the
-  // unknown-code rule's (seed 000: "A site's own codes are passed through unchanged and advised as once").
-  const retry: RetryWord = info.known ? info.retry : (reading.retry ?? info.retry);
-  because?.push(info.known ? `${code} is a catalog code: retry ${retry}` : `${code} is a site's own code: retry ${retry}${reading.retry ? ', as its body says' : ''}`);
+  // word the site's map gives it, else what its status says (a 423's lock is not a failure to retry once).
+  const mapped = info.known || reading.retry ? null : wordOf(options.retryByCode, code);
+  const retry: RetryWord = info.known ? info.retry : (reading.retry ?? mapped ?? lookup(codeForStatus(safeStatus)).retry);
+  because?.push(info.known ? `${code} is a catalog code: retry ${retry}` : `${code} is a site's own code: retry ${retry}, as ${reading.retry ? 'its body says' : mapped ? 'the site\'s retryByCode says' : `status ${safeStatus} says`}`);
   let delay: number | null = null;
   const word: RetryWordEntry = RETRY_WORDS[retry];
   if (word.next_step === 'wait') {
@@ -678,6 +726,8 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
       // a delay; a retry-once word takes only an explicit Retry-After or a delay in the body.
       // A response with no header that gives a delay can give one only in its body.
       delay = (bits & DELAY) === 0 ? bodyDelay(json) : delayFrom(word.requires.includes('retry_after') ? h : explicitRetryHeaders(h), json, now);
+      // Where the site's own format keeps it, when nothing else said.
+      if (delay === null && options.format?.delay !== undefined) delay = secondsAt(json, options.format.delay);
     } catch {
       delay = null;
     }
@@ -729,3 +779,6 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
 export function fromResponse(status: number, headers: HeadersInput, body: unknown, options?: FromResponseOptions): Envelope {
   return read(status, headers, body, checked('fromResponse', options), undefined);
 }
+
+/** fromResponse with options its caller checked once already (an adapter's, at its start): none are checked here. */
+export const fromResponseUnchecked = (status: number, headers: HeadersInput, body: unknown, options: FromResponseOptions): Envelope => read(status, headers, body, options, undefined);

@@ -21,9 +21,10 @@ export function isSignedRequest(headers: friendly.RequestHeadersLike): boolean {
  * True when the caller is an agent: it signs its requests, or its Accept ranks JSON, problem details
  * or Markdown at least as high as HTML. A signature only chooses the error format; it grants nothing.
  */
-export function isAgentRequest(request: Request | { headers: friendly.RequestHeadersLike }): boolean {
+export function isAgentRequest(request: Request | { headers: friendly.RequestHeadersLike }, options?: Pick<friendly.AgentFriendlyOptions, 'agents'>): boolean {
   if (!isRecord((request as Partial<Request> | null | undefined)?.headers)) refuse('isAgentRequest', 'request', 'a request with headers', request);
-  return friendly.isAgentRequest(request);
+  if (options !== undefined) checkRules('isAgentRequest', options, { agents: friendly.FRIENDLY_CHECKS.agents });
+  return friendly.isAgentRequest(request, options);
 }
 
 /**
@@ -38,12 +39,15 @@ export function renderEnvelope(received: Envelope, status: number, accept: strin
 }
 
 /**
- * How an agent's answer differs from an app's own error response: converted through fromResponse
- * and negotiated. Returns null when the app's body already is this contract and goes out as it is.
+ * How an agent's answer differs from an app's own error response, or null when it goes out as the
+ * app sent it. The status is always the app's: its own JSON error keeps every member and gains what
+ * the contract needs in its own format's places; a page is converted through fromResponse and negotiated.
  */
-export function convertAppError(captured: friendly.CapturedError, accept: string | null, base: string, retryAfter?: number): friendly.Conversion | null {
+export function convertAppError(captured: friendly.CapturedError, accept: string | null, base: string, options: friendly.ConvertOptions = {}): friendly.Conversion | null {
   if (!isRecord(captured) || typeof captured.status !== 'number') refuse('convertAppError', 'captured', "an app's error response { status, headers, body }", captured);
-  return friendly.convertAppError(captured, accept, base, retryAfter);
+  const { retryAfter, format, retryByCode } = friendly.FRIENDLY_CHECKS;
+  checkRules('convertAppError', options, { retryAfter, format, retryByCode });
+  return friendly.convertAppError(captured, accept, base, options);
 }
 
 /**

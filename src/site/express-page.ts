@@ -94,6 +94,6 @@ export function expressAnswer(friendly: Friendly, res: ServerResponse, error: un
   const page = expressPage(friendly, status, res.getHeader('vary'), (error as { headers?: unknown }).headers);
   if (!caller.agent) return page;
   for (const [name, value] of Object.entries(page.headers)) res.setHeader(name, value);
-  const converted = friendly.convertAppError({ status, headers: page.headers, body: page.body }, caller.accept, caller.base, options.retryAfter)!;
+  const converted = friendly.convertAppError({ status, headers: page.headers, body: page.body }, caller.accept, caller.base, options)!;
   return { status: converted.status, headers: converted.set, body: converted.body };
 }

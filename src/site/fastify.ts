@@ -76,7 +76,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     // Hooks that finish at once for what they leave alone: a success, a rendered reply, a browser.
     if (reply.statusCode < 400 || rendered.has(reply)) return done(null, payload);
     const error = thrown.get(reply);
-    if (!isAgentRequest({ headers: request.headers })) {
+    if (!isAgentRequest({ headers: request.headers }, options)) {
       // A browser's error page as the app made it, with Accept in its Vary, and a thrown AgentError's status and page headers.
       if (error) reply.code(error.status).headers(error.pageHeaders());
       reply.header('vary', varyAccept(reply.getHeader('vary')));
@@ -124,7 +124,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
       { status: reply.statusCode, headers: reply.getHeaders() as Record<string, string | string[]>, body: head },
       request.headers.accept ?? null,
       baseFor(request, options),
-      options.retryAfter,
+      options,
     );
     if (converted === null) return null;
     reply.code(converted.status);
@@ -134,7 +134,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
   }
 
   fastify.setErrorHandler(function agentFriendlyErrorHandler(error: FastifyError, request, reply) {
-    const agent = isAgentRequest({ headers: request.headers });
+    const agent = isAgentRequest({ headers: request.headers }, options);
     const status = clientStatus(error);
     // The onError hook has told the site of the error: the answers here carry no log.
     const a: Answers<void> = {
@@ -163,6 +163,12 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
       () => answer(error, a, options),
     );
   });
+  // This handler is a default, as Fastify's own is: an app that sets its own in the same scope
+  // replaces it, without Fastify's warning that a handler was overridden (FSTWRN004), and without a
+  // refusal where the app chose allowErrorHandlerOverride: false. Its own handler then gets every
+  // thrown error as it was thrown, and its answers are converted for agents like any error reply.
+  const set = Object.getOwnPropertySymbols(fastify).find((symbol) => symbol.description === 'fastify.errorHandlerAlreadySet');
+  if (set !== undefined) (fastify as unknown as Record<symbol, unknown>)[set] = false;
 };
 
 /**

@@ -72,7 +72,7 @@ export function convertCached(response: Response, facts: RequestFacts, options: 
   const parts = cachedParts(response);
   if (parts === undefined) return undefined;
   const [status, body, headers] = parts;
-  const converted = convertAppError({ status, headers, body: heldBytes(body, options.bufferBytes ?? DEFAULT_BUFFER_BYTES) ?? null }, facts.accept, facts.base, options.retryAfter);
+  const converted = convertAppError({ status, headers, body: heldBytes(body, options.bufferBytes ?? DEFAULT_BUFFER_BYTES) ?? null }, facts.accept, facts.base, options);
   return converted === null ? response : conversionResponse(converted, headers, facts.method);
 }
 
@@ -104,7 +104,7 @@ export async function convertErrorResponse(response: Response, request: RequestF
   const readable = response.body !== null && !response.bodyUsed && !response.body.locked;
   const read = await readCapped(readable ? response.body : null, cap);
   if (read.failure !== undefined) report(read.failure, options, consoleLog);
-  const converted = convertAppError({ status: response.status, headers: response.headers, body: read.head }, request.accept, request.base, options.retryAfter);
+  const converted = convertAppError({ status: response.status, headers: response.headers, body: read.head }, request.accept, request.base, options);
   if (converted === null) {
     // Only a valid envelope or problem parses as one, so this is the rare case of a contract body;
     // if the cap cut it, its unread rest follows what was read: nothing is dropped and nothing re-read.
@@ -144,7 +144,7 @@ function factsOf(request: Request, options: AgentFriendlyOptions): RequestFacts 
 export function fetchAnswers(request: Request, options: AgentFriendlyOptions): Answers<Response> {
   const { method, accept, base } = factsOf(request, options);
   return {
-    agent: isAgentRequest(request),
+    agent: isAgentRequest(request, options),
     accept,
     base,
     log: consoleLog,
@@ -172,7 +172,7 @@ export function agentFriendlyFetch<A extends unknown[] = []>(
 ): (request: Request, ...rest: A) => Response | Promise<Response> {
   checkOptions('agentFriendlyFetch', options);
   const respond = (request: Request, response: Response): Response | Promise<Response> =>
-    response.status < 400 ? response : isAgentRequest(request) ? convertAnyResponse(response, factsOf(request, options), options) : browserError(response);
+    response.status < 400 ? response : isAgentRequest(request, options) ? convertAnyResponse(response, factsOf(request, options), options) : browserError(response);
   const fail = (request: Request, error: unknown): Response | Promise<Response> => answer(error, fetchAnswers(request, options), options);
   const run = (request: Request, rest: A): Response | Promise<Response> => {
     let result: Response | Promise<Response>;

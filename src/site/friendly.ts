@@ -1,9 +1,11 @@
 // The core every AgentFriendly adapter shares: who is an agent, and how an app's own error
 // response becomes this contract for one, without changing what a browser sees.
 import { CODES, EXAMPLE_BASE, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import { FORMAT_WORDS, isErrorFormat, isRetryByCode, RETRY_BY_CODE_WORDS, type ErrorFormat, type RetryByCode } from '../core/format.js';
+import { augment, jsonObjectOf } from './augment.js';
 import type { Code, Envelope } from '../../generated/types.js';
 import { isKnownCode } from '../core/catalog.js';
-import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
+import { fromResponseUnchecked, MAX_BODY_BYTES } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { errorHeaders, markdownFrom, problemFrom } from '../core/render.js';
 import { envelope as isEnvelope, problem as isProblem } from '../../generated/validators.js';
@@ -30,6 +32,21 @@ export interface AgentFriendlyOptions {
    * word with a catalog default delay keeps that default. @default 60
    */
   readonly retryAfter?: number;
+  /**
+   * Where the app's own JSON error bodies keep each part, as JSON pointers (the lint config's
+   * `format`): what an agent needs and a body lacks is added there. Without it, where the format
+   * this package recognises in the body keeps it (at the top of the body for a format of its own).
+   */
+  readonly format?: ErrorFormat;
+  /** The retry word of each of the app's own codes, for a body that says none (the lint config's `retryByCode`). */
+  readonly retryByCode?: RetryByCode;
+  /**
+   * Who gets answers for agents: `'accept'`, a caller that signs its requests or whose Accept ranks
+   * JSON, problem details or Markdown at least as high as HTML; `'signed'`, only a caller that signs
+   * them (RFC 9421). An existing JSON client that counts as an agent still gets every status and
+   * member it had. @default 'accept'
+   */
+  readonly agents?: 'accept' | 'signed';
 }
 
 /** A base problem type URIs can start with: an absolute http or https URL, without query or fragment. */
@@ -42,6 +59,9 @@ export const FRIENDLY_CHECKS: Checks<AgentFriendlyOptions> = {
   docs: [(value) => typeof value === 'boolean', 'true or false'],
   bufferBytes: [isWhole, 'a whole, non-negative number of bytes'],
   retryAfter: [isWhole, DELAY],
+  format: [isErrorFormat, FORMAT_WORDS],
+  retryByCode: [isRetryByCode, RETRY_BY_CODE_WORDS],
+  agents: [(value) => value === 'accept' || value === 'signed', '"accept" or "signed"'],
 };
 
 /**
@@ -75,12 +95,13 @@ export function isSignedRequest(headers: RequestHeadersLike): boolean {
 }
 
 /**
- * True when the caller is an agent: it signs its requests, or its Accept ranks JSON, problem details
- * or Markdown at least as high as HTML. A signature only chooses the error format; it grants nothing.
+ * True when the caller is an agent: it signs its requests, or (unless `agents` is `'signed'`) its
+ * Accept ranks JSON, problem details or Markdown at least as high as HTML. A signature only chooses
+ * the error format; it grants nothing.
  */
-export function isAgentRequest(request: Request | { headers: RequestHeadersLike }): boolean {
+export function isAgentRequest(request: Request | { headers: RequestHeadersLike }, options?: Pick<AgentFriendlyOptions, 'agents'>): boolean {
   const headers = request.headers;
-  return isSignedRequest(headers) || acceptsLikeAnAgent(header(headers, 'accept'));
+  return isSignedRequest(headers) || (options?.agents !== 'signed' && acceptsLikeAnAgent(header(headers, 'accept')));
 }
 
 /** A response ready to send. */
@@ -173,27 +194,53 @@ export interface Conversion {
   readonly set: Readonly<Record<string, string>>;
 }
 
-function contentTypeOf(headers: HeadersInput): string | null {
-  // Node's plain object read directly; anything else (a Headers among them) through toHeaders.
+/** A response header of an app's, by its lower-case name: node's plain object read directly, anything else (a Headers among them) through toHeaders. */
+function headerOf(headers: HeadersInput, name: string): string | null {
   if (headers && !Array.isArray(headers) && typeof headers === 'object' && !(Symbol.iterator in headers)) {
-    const value = (headers as Record<string, unknown>)['content-type'];
-    return typeof value === 'string' ? value : null;
+    const value = (headers as Record<string, unknown>)[name];
+    return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
   }
-  return toHeaders(headers).get('content-type');
+  return toHeaders(headers).get(name);
 }
 
+/** What convertAppError needs of the site's options. */
+export type ConvertOptions = Pick<AgentFriendlyOptions, 'retryAfter' | 'format' | 'retryByCode'>;
+
+/** The headers an augmented body goes out without: those that described the bytes it had. */
+const AUGMENT_DROP: ReadonlySet<string> = new Set(['content-length', 'content-md5', 'etag', 'transfer-encoding']);
+
+const decoder = new TextDecoder();
+
 /**
- * How an agent's answer differs from an app's own error response: converted through fromResponse
- * and negotiated. Returns null when the app's body already is this contract and goes out as it is.
+ * How an agent's answer differs from an app's own error response, or null when it goes out as the
+ * app sent it. The status is the app's, always. An app's own JSON error (an object, in any format)
+ * keeps every member and gets what the contract needs and it lacks in its own format's places
+ * (augment), and the delay of a wait as Retry-After too; other JSON goes out as it is. A page (HTML,
+ * text, a framework's default) is converted through fromResponse and negotiated, as is any error
+ * for an agent that asks for problem details or Markdown by name.
  */
-export function convertAppError(captured: CapturedError, accept: string | null, base: string, retryAfter?: number): Conversion | null {
-  if (alreadyInContract(contentTypeOf(captured.headers), captured.body)) return null;
-  const envelope = fromResponse(captured.status, captured.headers, captured.body);
-  const { code } = envelope.error;
-  // The status the contract gives the code (a sold-out 404 page is a 409 out_of_stock); a site's own code keeps the app's.
-  const status = isKnownCode(code) ? CODES[code].status : captured.status;
-  const rendered = renderEnvelope(envelope, status, accept, base, retryAfter);
-  return { status, body: rendered.body, drop: ENTITY_HEADERS, set: rendered.headers };
+export function convertAppError(captured: CapturedError, accept: string | null, base: string, options: ConvertOptions = {}): Conversion | null {
+  const contentType = headerOf(captured.headers, 'content-type');
+  if (alreadyInContract(contentType, captured.body)) return null;
+  const kind = errorBodyKind(accept);
+  const isJson = contentType !== null && /json/i.test(contentType);
+  const json = isJson ? jsonObjectOf(captured.body) : null;
+  const retryAfter = options.retryAfter ?? DEFAULT_RETRY_AFTER;
+  const added = json === null ? null : augment(json, captured.status, captured.headers, { format: options.format, retryByCode: options.retryByCode, retryAfter });
+  if (isJson && (kind === 'envelope' || (kind === 'problem' && /problem\+json/i.test(contentType)))) {
+    if (added === null) return null;
+    const { body, delay } = added;
+    const told = delay !== null && headerOf(captured.headers, 'retry-after') === null;
+    if (body === null && !told) return null;
+    const text = body !== null ? JSON.stringify(body) : typeof captured.body === 'string' ? captured.body : decoder.decode(captured.body!);
+    const set: Record<string, string> = { 'content-type': contentType, vary: varyAccept(headerOf(captured.headers, 'vary')) };
+    if (told) set['retry-after'] = String(delay);
+    return { status: captured.status, body: text, drop: AUGMENT_DROP, set };
+  }
+  // An app's own JSON object is read as it reads augmented, so every kind of answer names the same code and word.
+  const envelope = fromResponseUnchecked(captured.status, captured.headers, added?.body ?? json ?? captured.body, options);
+  const rendered = renderEnvelope(envelope, captured.status, accept, base, options.retryAfter);
+  return { status: captured.status, body: rendered.body, drop: ENTITY_HEADERS, set: rendered.headers };
 }
 
 /** The default cap on a buffered error body. */

@@ -66,7 +66,7 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
       (error: unknown) => answerThrown(c, incoming, error, options, true),
     );
   const proceed = (c: Context, next: () => Promise<void>, incoming: Incoming | undefined): Promise<Response | void> =>
-    (isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }) ? forAgent : forBrowser)(c, next, incoming);
+    (isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }, options) ? forAgent : forBrowser)(c, next, incoming);
   return (c, next) => {
     // On @hono/node-server the node request is at hand: its URL and headers are read from it, not
     // through c.req, which Hono builds on first use (a route with one handler never needs it), nor
@@ -82,11 +82,13 @@ export function agentFriendlyHono(options: AgentFriendlyOptions = {}): Middlewar
  * handler (`response`), once: not when that handler was Hono's own, which logged it already
  * (console.error) and answered a plain 500; an app's own handler (app.onError) logs nothing of ours.
  */
-async function heard(c: Context, response: Response, options: AgentFriendlyOptions): Promise<void> {
+async function heard(c: Context, response: Response, options: AgentFriendlyOptions): Promise<boolean> {
   const error = c.error;
-  if (!error || isHttpException(error) || isAgentError(error)) return;
+  if (!error || isHttpException(error) || isAgentError(error)) return false;
   const hono = response.status === UNKNOWN_STATUS && response.headers.get('content-type') === 'text/plain; charset=UTF-8' && (await response.clone().text()) === UNKNOWN_STATUS_TEXT;
-  if (!hono || options.onError) report(error, options, (e) => console.error(e));
+  // The app's own handler answering with a client status (4xx) says the request was at fault: no failure to report.
+  if ((!hono && response.status >= 500) || (hono && options.onError)) report(error, options, (e) => console.error(e));
+  return hono;
 }
 
 /** An agent's response once the app has answered: a success as it is, an error converted, a caught thrown error replaced. */
@@ -94,15 +96,22 @@ function afterAgent(c: Context, incoming: Incoming | undefined, options: AgentFr
   // A success stays as it is, even one an inner middleware made of a caught error.
   if (c.res.status < 400) return;
   // Hono caught a thrown Error into c.error and c.res holds its error handler's answer. An
-  // HTTPException's response is meant for callers, so it is converted like any error response;
-  // for anything else that answer may carry the error's text, so it is replaced.
+  // HTTPException's response is meant for callers, and so is what the app's own error handler
+  // (app.onError) answered: each is converted like any error response, its status kept. A thrown
+  // AgentError is rendered itself, and Hono's own plain 500 becomes the unknown-code error.
   if (c.error && !isHttpException(c.error)) {
     const response = c.res;
-    return heard(c, response, options).then(() => {
+    return heard(c, response, options).then((hono) => {
+      if (!hono && !isAgentError(c.error)) return convertInto(c, incoming, options);
       void response.body?.cancel().catch(() => undefined);
       answerThrown(c, incoming, c.error, options, false);
     });
   }
+  return convertInto(c, incoming, options);
+}
+
+/** The app's error response, converted for an agent in place. */
+function convertInto(c: Context, incoming: Incoming | undefined, options: AgentFriendlyOptions): void | Promise<void> {
   const answer = convertAnyResponse(c.res, factsOf(c, incoming, options), options);
   if (!(answer instanceof Promise)) return replace(c, answer);
   return answer.then((converted) => replace(c, converted));
@@ -136,7 +145,7 @@ export function agentFriendlyHonoErrorHandler(options: AgentFriendlyOptions = {}
 function honoAnswers(c: Context, incoming: Incoming | undefined, options: AgentFriendlyOptions, log: boolean): Answers<Response> {
   const answers = fetchAnswers(c.req.raw, options);
   const { accept, base } = factsOf(c, incoming, options);
-  return { ...answers, agent: isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }), accept, base, log: log ? answers.log : undefined };
+  return { ...answers, agent: isAgentRequest({ headers: incoming?.headers ?? c.req.raw.headers }, options), accept, base, log: log ? answers.log : undefined };
 }
 
 /** What the adapter needs to know of the request, read only when an error is answered (no closure per request). */

@@ -77,7 +77,7 @@ export function agentFriendlyKoa(options: AgentFriendlyOptions = {}): Middleware
       { status: ctx.status, headers: ctx.response.headers as Record<string, string | string[]>, body: head ?? null },
       ctx.get('accept') || null,
       baseFor(ctx, options),
-      options.retryAfter,
+      options,
     );
     if (converted !== null) {
       read?.cancel();
@@ -144,7 +144,7 @@ export function agentFriendlyKoa(options: AgentFriendlyOptions = {}): Middleware
       const page = await renderProblemPage(ctx.method, ctx.path, ctx.headers, options, baseFor(ctx, options));
       if (page !== null) return send(ctx, page, NO_HEADERS);
     }
-    const agent = isAgentRequest({ headers: ctx.headers });
+    const agent = isAgentRequest({ headers: ctx.headers }, options);
     try {
       await next();
     } catch (error) {

@@ -121,7 +121,7 @@ export class AgentFriendlyFilter implements ExceptionFilter {
   private answer(exception: unknown, reply: Reply): void | Promise<void> {
     const { options } = this;
     const { adapter, request, response, base } = reply;
-    const agent = isAgentRequest(request);
+    const agent = isAgentRequest(request, options);
     const accept = [request.headers.accept].flat()[0] ?? null;
     /** Sends Nest's own JSON body, as its BaseExceptionFilter would, Accept merged into its Vary. */
     const sendNest = (body: object, status: number): void => {
@@ -145,7 +145,7 @@ export class AgentFriendlyFilter implements ExceptionFilter {
         if (!agent) return sendNest(body, status!);
         // Nest's own JSON, read as any app's error body is: a ValidationPipe's list of sentences names the fields.
         const text = JSON.stringify(body);
-        const converted = convertAppError({ status: status!, headers: { 'content-type': 'application/json' }, body: text }, accept, base, options.retryAfter);
+        const converted = convertAppError({ status: status!, headers: { 'content-type': 'application/json' }, body: text }, accept, base, options);
         if (converted === null) return send(reply, { status: status!, headers: { 'content-type': 'application/json', vary: 'Accept' }, body: text }, ENTITY_HEADERS);
         send(reply, { status: converted.status, headers: converted.set, body: converted.body }, converted.drop);
       },

@@ -174,7 +174,7 @@ function prototypeWatch(before: Originals, options: AgentFriendlyOptions): Watch
       if (res.headersSent) return undefined;
       const known = captureOf(res);
       if (known !== undefined) return known.capturing === true ? known : undefined;
-      if (status < 400 || !isAgentRequest(res.req)) return undefined;
+      if (status < 400 || !isAgentRequest(res.req, optionsOf.get(res) ?? options)) return undefined;
       const capture = new Capture(res.req, optionsOf.get(res) ?? options, before, false, true);
       (res as Watched)[CAPTURE] = capture;
       return capture;
@@ -225,7 +225,7 @@ function finish(res: ServerResponse, capture: Capture, done: Callback | undefine
   const { req, options, chunks, original } = capture;
   const body = chunks.length === 0 ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   const headers = res.getHeaders() as Record<string, string | string[]>;
-  const converted = convertAppError({ status: res.statusCode, headers, body }, req.headers.accept ?? null, baseFor(req, options), options.retryAfter);
+  const converted = convertAppError({ status: res.statusCode, headers, body }, req.headers.accept ?? null, baseFor(req, options), options);
   if (converted === null) {
     // Already this contract: out as the app wrote it.
     return original.end.call(res, body ?? undefined, done);
@@ -295,7 +295,7 @@ export function captureErrors(req: IncomingMessage, res: ServerResponse, options
       return;
     }
   }
-  if (isAgentRequest(req)) watchResponse(req, res, options);
+  if (isAgentRequest(req, options)) watchResponse(req, res, options);
   else watchHead(res);
 }
 
@@ -316,7 +316,7 @@ function watchResponse(req: IncomingMessage, res: ServerResponse, options: Agent
  */
 export function nodeAnswers(req: IncomingMessage, res: ServerResponse, options: AgentFriendlyOptions): Answers<void> {
   return {
-    agent: isAgentRequest(req),
+    agent: isAgentRequest(req, options),
     accept: req.headers.accept ?? null,
     base: baseFor(req, options),
     log: (error) => console.error(error),

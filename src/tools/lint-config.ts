@@ -11,7 +11,7 @@ import { refuse } from '../core/refuse.js';
 import { isRetryWord } from '../core/catalog.js';
 import { escapeToken, isRecord } from '../core/json.js';
 import { LintInputError, show } from './lint-documents.js';
-import type { ErrorFormat, Part } from './lint-format.js';
+import { isPlace, PARTS, type ErrorFormat } from '../core/format.js';
 
 /** How a finding counts: an error fails the lint, a warning is printed and passes. */
 export type Severity = 'error' | 'warning';
@@ -32,10 +32,8 @@ export interface LintConfig {
 /** The member of an OpenAPI document's root that may hold the lint config. */
 export const SPEC_CONFIG_MEMBER = 'x-agent-errors';
 
-const PARTS: readonly Part[] = ['code', 'retry', 'message', 'delay', 'field'];
 const RULE_IDS: ReadonlySet<string> = new Set(LINT_RULES.map((r) => r.id));
 const SETTINGS: readonly RuleSetting[] = ['error', 'warning', 'off'];
-const PLACE = /^(?:\/[^/]+)+$/;
 const MAX_CODES = 10_000;
 
 /**
@@ -56,7 +54,7 @@ export function checkLintConfig(value: unknown, label: string): LintConfig {
     else
       for (const [part, place] of Object.entries(format)) {
         if (!(PARTS as readonly string[]).includes(part)) fail(`/format/${escapeToken(part)}`, `is not a part of an error body (${PARTS.join(', ')})`);
-        else if (typeof place !== 'string' || !PLACE.test(place)) fail(`/format/${part}`, `must be a JSON pointer into the body such as "/error/${part}" (* for any array item), not ${show(place)}`);
+        else if (!isPlace(place)) fail(`/format/${part}`, `must be a JSON pointer into the body such as "/error/${part}" (* for any array item), not ${show(place)}`);
       }
   }
   if (retryByCode !== undefined) {

@@ -1,23 +1,14 @@
 // Where an error body keeps what an agent acts on: its code, what to do next, its message, its delay
 // and the field at fault. The lint reads it from the body's schema: by the format a team names in its
-// config, or else by the first of the formats it recognises by itself (LINT_FORMATS, generated from
-// schema/lint-rules.json) whose members the schema has. Nothing here names a member of any format.
-import { LINT_FORMATS } from '../../generated/lint-rules.js';
+// config, or else by the first of the formats it recognises by itself (ERROR_FORMATS, generated from
+// schema/formats.json) whose members the schema has. Nothing here names a member of any format.
+import { ERROR_FORMATS } from '../../generated/formats.js';
 import { isKnownCode } from '../core/catalog.js';
 import { isRecord, own, unescapeToken } from '../core/json.js';
+import { PARTS, valueAt, type ErrorFormat, type Part } from '../core/format.js';
+
+export { valueAt, type ErrorFormat, type Part };
 import { Documents, unlessRefused, type Node } from './lint-documents.js';
-
-/** Where a team's error body keeps each part, as JSON pointers into the body (`*` for any array item). */
-export interface ErrorFormat {
-  readonly code?: string;
-  readonly retry?: string;
-  readonly message?: string;
-  readonly delay?: string;
-  readonly field?: string;
-}
-
-/** The parts an error body is read for. */
-export type Part = 'code' | 'retry' | 'message' | 'delay' | 'field';
 
 /** One format: where it keeps each part (the first place the schema has is used). */
 export interface FormatPlaces {
@@ -39,13 +30,12 @@ export interface BodyReading {
   readonly codes: readonly string[] | null;
 }
 
-const PARTS: readonly Part[] = ['code', 'retry', 'message', 'delay', 'field'];
 /** Parts that hold one value: a schema for them that is an object or an array is not the part. */
 const SCALAR: ReadonlySet<Part> = new Set<Part>(['code', 'retry', 'message']);
 const MAX_DEPTH = 8;
 
 /** The formats the lint recognises, in the order it tries them. */
-export const KNOWN_FORMATS: readonly (FormatPlaces & { readonly match: readonly string[] })[] = LINT_FORMATS.map((f) => ({
+export const KNOWN_FORMATS: readonly (FormatPlaces & { readonly match: readonly string[] })[] = ERROR_FORMATS.map((f) => ({
   id: f.id,
   name: f.name,
   match: f.match,
@@ -211,17 +201,6 @@ function enumOf(schema: unknown): string[] | null {
 /** True when every code the body allows is a catalog code or one of the site's: each has its retry word. */
 export function catalogCodes(codes: readonly string[] | null, siteCodes: ReadonlySet<string>): boolean {
   return codes !== null && codes.every((code) => isKnownCode(code) || siteCodes.has(code));
-}
-
-/** What an example has at a place: its value, or undefined; `*` takes the first item. */
-export function valueAt(body: unknown, place: string): unknown {
-  let current = body;
-  for (const token of place.slice(1).split('/')) {
-    if (token === '*') current = Array.isArray(current) ? current[0] : undefined;
-    else current = own(current, unescapeToken(token));
-    if (current === undefined) return undefined;
-  }
-  return current;
 }
 
 /** Every value an example has at a place: `*` takes each item of a list, so a list of errors gives one value per error. */

@@ -730,7 +730,7 @@ function sortFindings(findings: LintFinding[]): LintFinding[] {
  * response has a JSON body whose schema keeps a code, says what to do next, and keeps a message (and
  * for a fix, the field); every 429 and 503 declares Retry-After; every example is a valid body of
  * its format. The format is the one the config (or the spec's `x-agent-errors`) names, or else the
- * first of LINT_FORMATS whose members the schema has: this package's envelope, problem details,
+ * first of ERROR_FORMATS whose members the schema has: this package's envelope, problem details,
  * google.rpc.Status, Stripe's error, JSON:API, an `error` member, members at the top.
  *
  * `input` is a file path (YAML, or JSON when it ends in .json; a relative path is read from

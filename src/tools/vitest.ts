@@ -15,6 +15,8 @@ import { checkRules, refuse, type Checks } from '../core/refuse.js';
 import { errorHeaders } from '../core/render.js';
 import { validateEnvelope, validateProblem, type ValidationIssue, type ValidationResult } from '../core/validate.js';
 import { violations, type ViolationRule } from './violations.js';
+import { FORMAT_WORDS, isErrorFormat, isRetryByCode, RETRY_BY_CODE_WORDS, valueAt, wordByCode, type ErrorFormat, type RetryByCode } from '../core/format.js';
+import { RETRY_WORDS } from '../../generated/catalog.js';
 
 // ---------------------------------------------------------------------------------------------
 // Public types
@@ -53,6 +55,21 @@ export interface AgentContractOptions {
    * @default Date.now()
    */
   readonly now?: number;
+  /**
+   * Which statuses a known code may go out with: `'catalog'`, its catalog status; `'any'`, any error
+   * status (AgentFriendly answers with the app's own status, a sold-out 404 page as out_of_stock
+   * with 404). A body in the team's `format` is always judged with `'any'`. @default 'catalog'
+   */
+  readonly status?: 'catalog' | 'any';
+  /**
+   * The team's own error format (the lint config's `format`): the body is judged in it instead of
+   * as an envelope or a problem. It must be JSON, name a code and a message at the format's places,
+   * say what to do (a retry word at its place, else its code's in `retryByCode` or the catalog's), and
+   * a wait must carry its delay at its place and as Retry-After, the same number.
+   */
+  readonly format?: ErrorFormat;
+  /** The retry word of each of the team's own codes (the lint config's `retryByCode`). */
+  readonly retryByCode?: RetryByCode;
 }
 
 /**
@@ -378,6 +395,9 @@ const CONTRACT_CHECKS: Checks<AgentContractOptions> = {
   kind: [(value) => BODY_KINDS.includes(value), BODY_KINDS.map((k) => `"${String(k)}"`).join(' or ')],
   // A Date's range (within 8.64e15 ms of the epoch): the clocks an HTTP-date can be counted from.
   now: [(value) => typeof value === 'number' && !Number.isNaN(new Date(value).getTime()), 'a time in ms since the epoch, as Date.now() gives'],
+  status: [(value) => value === 'catalog' || value === 'any', '"catalog" or "any"'],
+  format: [isErrorFormat, FORMAT_WORDS],
+  retryByCode: [isRetryByCode, RETRY_BY_CODE_WORDS],
 };
 
 /** Refuses arguments past the ones a matcher takes, which it would otherwise ignore. */
@@ -563,6 +583,7 @@ function clockOf(headers: Fields, now: number | undefined): number {
 }
 
 function judgeContract(state: MatcherState, response: Snapshot, options: AgentContractOptions): AgentMatcherResult {
+  if (options.format !== undefined) return judgeFormat(state, response, options, options.format);
   const problems: { topic: string; text: string }[] = [];
   const add = (topic: string, text: string): void => void problems.push({ topic, text });
   const reading = read(response.body);
@@ -571,8 +592,8 @@ function judgeContract(state: MatcherState, response: Snapshot, options: AgentCo
   const chosen: AgentBodyKind = byType ?? reading.kind ?? 'envelope';
   const code = codeOf(reading.value, reading.kind);
 
-  // The status: the catalog's for a known code, an error status for a site's own code.
-  if (isKnownCode(code)) {
+  // The status: the catalog's for a known code (unless any is allowed), an error status for a site's own code.
+  if (isKnownCode(code) && options.status !== 'any') {
     const status = lookup(code).status;
     if (response.status !== status) add('status', `status: expected ${status}, the catalog's status for code ${show(code)}, received ${showStatus(response.status)}`);
   } else if (!isErrorStatus(response.status)) {
@@ -653,6 +674,44 @@ function judgeContract(state: MatcherState, response: Snapshot, options: AgentCo
       problems.map((p) => p.text),
       held,
     ),
+  };
+}
+
+/** A body in the team's own format: its places hold what an agent acts on, and a wait's delay is in both places. */
+function judgeFormat(state: MatcherState, response: Snapshot, options: AgentContractOptions, format: ErrorFormat): AgentMatcherResult {
+  const problems: string[] = [];
+  if (!isErrorStatus(response.status)) problems.push(`status: expected an error status (4xx or 5xx), received ${showStatus(response.status)}`);
+  const body = response.body.kind === 'json' ? response.body.value : undefined;
+  const bare = notJson(response.body);
+  if (bare !== null) problems.push(bare);
+  const at = (part: keyof ErrorFormat): unknown => (format[part] === undefined ? undefined : valueAt(body, format[part]));
+  const text = (part: keyof ErrorFormat): string | null => (typeof at(part) === 'string' && (at(part) as string).trim() !== '' ? (at(part) as string) : null);
+  const code = text('code');
+  const told = text('retry');
+  if (body !== undefined) {
+    for (const part of ['code', 'message'] as const) {
+      if (format[part] === undefined) problems.push(`format: names no place for the ${part}`);
+      else if (text(part) === null) problems.push(`${part}: nothing at ${format[part]} (received ${show(at(part))})`);
+    }
+    if (options.code !== undefined && code !== options.code) problems.push(`code: expected ${show(options.code)}, received ${show(code)}`);
+  }
+  // What to do: the body's word, else its code's in retryByCode, else the catalog's for a catalog code.
+  const word = told ?? wordByCode(options.retryByCode, code) ?? (isKnownCode(code) ? lookup(code).retry : null);
+  if (body !== undefined && told !== null && !Object.hasOwn(RETRY_WORDS, told)) problems.push(`retry: ${show(told)} at ${format.retry} is not a retry word (${Object.keys(RETRY_WORDS).join(', ')})`);
+  else if (body !== undefined && word === null) problems.push(`retry: no retry word at ${format.retry ?? '(no place)'}, and the code ${show(code)} is neither the catalog's nor in retryByCode`);
+  // A wait: its delay at the format's place and as Retry-After, one number.
+  const raw = headerValue(response.headers, 'retry-after');
+  const header = raw === null ? null : retryAfterSeconds(raw, clockOf(response.headers, options.now));
+  const delay = at('delay');
+  if (word !== null && Object.hasOwn(RETRY_WORDS, word) && (RETRY_WORDS[word as keyof typeof RETRY_WORDS].requires as readonly string[]).includes('retry_after')) {
+    if (typeof delay !== 'number') problems.push(`delay: the word ${word} needs its delay at ${format.delay ?? '(no place)'} (received ${show(delay)})`);
+    if (header === null) problems.push(`Retry-After: ${raw === null ? 'missing' : `${show(raw)} is neither delay-seconds nor an HTTP-date`}, but the word ${word} says how long`);
+    else if (typeof delay === 'number' && header !== delay) problems.push(`Retry-After: the header asks for ${header} s, but ${format.delay} is ${delay}`);
+  }
+  const pass = problems.length === 0;
+  return {
+    pass,
+    message: message(state, 'toSatisfyAgentContract', show(options), response, pass, "The response breaks the agent error contract in the team's format", problems, `Expected the response not to satisfy the agent error contract in the team's format, but it does: status ${showStatus(response.status)}, code ${show(code)}, retry ${show(word)}.`),
   };
 }
 

@@ -30,9 +30,17 @@ describe('fromResponse on structured bodies', () => {
     expect(read(404, null, { error: { code: 'not_found', message: 'x', field: null, retry: 'after_delay', retry_after: 5 } }).retry).toBe(CODES.not_found.retry);
   });
 
-  it("passes a site's own code through, with the retry word its body gave or the unknown-code word", () => {
+  it("passes a site's own code through, with the retry word its body gave, else its retryByCode's, else its status's", () => {
     expect(read(409, null, { error: { code: 'coupon_expired', message: 'x', field: null, retry: 'refetch', retry_after: null } })).toMatchObject({ code: 'coupon_expired', retry: 'refetch' });
-    expect(read(409, null, { error: { code: 'coupon_expired', message: 'x', field: null } })).toMatchObject({ code: 'coupon_expired', retry: CODES.internal.retry });
+    expect(read(409, null, { error: { code: 'coupon_expired', message: 'x', field: null } })).toMatchObject({ code: 'coupon_expired', retry: CODES.conflict.retry });
+    expect(read(410, null, { error: { code: 'coupon_expired', message: 'x', field: null } })).toMatchObject({ code: 'coupon_expired', retry: CODES.not_found.retry });
+    expect(read(503, null, { code: 'ORDER_LOCKED', field: 'id' })).toMatchObject({ code: 'order_locked', retry: CODES.temporarily_unavailable.retry });
+    const byCode = { ORDER_LOCKED: 'refetch', coupon_expired: 'ask_human' } as const;
+    expect(fromResponse(423, null, { code: 'ORDER_LOCKED', message: 'Locked' }, { retryByCode: byCode }).error).toMatchObject({ code: 'order_locked', retry: 'refetch' });
+    expect(fromResponse(410, null, { error: { code: 'coupon_expired', message: 'x', field: null } }, { retryByCode: byCode }).error.retry).toBe('ask_human');
+    // The body's own word wins over the map, and a catalog code keeps the catalog's.
+    expect(fromResponse(423, null, { code: 'ORDER_LOCKED', retry: 'no' }, { retryByCode: byCode }).error.retry).toBe('no');
+    expect(fromResponse(404, null, { code: 'not_found' }, { retryByCode: { not_found: 'once' } }).error.retry).toBe(CODES.not_found.retry);
   });
 
   it('reads a problem by its code member, else by a catalog code in its type URI, else by status', () => {
@@ -249,6 +257,30 @@ describe("fromResponse on seed 002's four fields in a site's own format", () => 
     expect(read(503, null, { error: { code: 'MAINTENANCE', message: 'Back soon', next_step: 'wait', retry_after_seconds: 60 } })).toMatchObject({ code: 'maintenance', retry: 'after_delay', retry_after: 60 });
     // A GraphQL error keeps its code in extensions: still GraphQL's to read.
     expect(read(200, null, { errors: [{ message: 'Throttled', extensions: { code: 'THROTTLED' } }] }).code).not.toBe('throttled');
+  });
+
+  it("reads a site's declared format (the lint config's format) first, at its own places, with its retryByCode", () => {
+    const format = { code: '/fault/id', message: '/fault/text', field: '/fault/where', retry: '/fault/then', delay: '/fault/wait' } as const;
+    const body = { fault: { id: 'ORDER_LOCKED', text: 'Order is locked', where: 'order', then: 'refetch', wait: 5 } };
+    expect(fromResponse(423, null, body, { format }).error).toEqual({ code: 'order_locked', message: 'Order is locked', field: 'order', retry: 'refetch', retry_after: null });
+    // A word that waits takes the delay at the format's place when no header gives one; a header wins.
+    const wait = { fault: { id: 'SLOW_DOWN', text: 'Slow down', then: 'after_delay', wait: 9 } };
+    expect(fromResponse(429, null, wait, { format }).error.retry_after).toBe(9);
+    expect(fromResponse(429, { 'retry-after': '3' }, wait, { format }).error.retry_after).toBe(3);
+    // Without the format, the same body is a 423 with nothing to go on but its status.
+    expect(fromResponse(423, null, body).error.code).toBe('conflict');
+    // The word from the map, by the code as the body spells it.
+    expect(fromResponse(423, null, { fault: { id: 'ORDER_LOCKED' } }, { format, retryByCode: { ORDER_LOCKED: 'ask_human' } }).error.retry).toBe('ask_human');
+    // A body the format finds nothing in is read as any other.
+    expect(fromResponse(404, null, { error: { code: 'not_found', message: 'No such order', field: null, retry: 'no', retry_after: null } }, { format }).error.code).toBe('not_found');
+    // A list's places read its first item.
+    expect(fromResponse(422, null, { problems: [{ kind: 'BAD_SKU', at: 'sku' }] }, { format: { code: '/problems/*/kind', field: '/problems/*/at' } }).error).toMatchObject({ code: 'bad_sku', field: 'sku' });
+  });
+
+  it('refuses a format or a retryByCode it cannot use, by name', () => {
+    expect(() => fromResponse(400, null, '', { format: { code: 'code' } })).toThrow(/fromResponse: format must be an error format: JSON pointers/);
+    expect(() => fromResponse(400, null, '', { format: { kode: '/code' } as never })).toThrow(/format must be/);
+    expect(() => fromResponse(400, null, '', { retryByCode: { ORDER_LOCKED: 'wait' } as never })).toThrow(/fromResponse: retryByCode must be a map of the site's own codes to retry words/);
   });
 
   it("takes no vendor's number for a code, nor a framework's internal code alone, nor a typed error's param for a site's field", () => {

@@ -12,7 +12,8 @@ import { parseXml } from '@rgrove/parse-xml';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { LINT_FORMATS, LINT_RULES } from '../../generated/lint-rules.js';
+import { ERROR_FORMATS } from '../../generated/formats.js';
+import { LINT_RULES } from '../../generated/lint-rules.js';
 import { checkLintConfig } from '../../src/tools/lint-config.js';
 import { baselineOf, checkBaseline, compareWithBaseline, toGithubAnnotations, toJunit } from '../../src/tools/lint-report.js';
 import { formatFindings, lintOpenApi, LintInputError, type LintFinding } from '../../src/tools/lint.js';
@@ -38,7 +39,7 @@ describe('a team’s own error format', () => {
     expect(await lintOpenApi(join(LINT, 'team/error-member.yaml'))).toEqual([]);
   });
 
-  it('recognises each format of LINT_FORMATS by itself, and says what a body lacks in the words of its format, never "not the Envelope"', async () => {
+  it('recognises each format of ERROR_FORMATS by itself, and says what a body lacks in the words of its format, never "not the Envelope"', async () => {
     const google = { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, status: { type: 'string' }, details: { type: 'array' } } } } };
     const stripe = { type: 'object', properties: { error: { type: 'object', properties: { type: { type: 'string' }, code: { type: 'string' }, message: { type: 'string' }, param: { type: 'string' } } } } };
     const rfc9457 = { type: 'object', properties: { type: { type: 'string' }, title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' }, errors: { type: 'array' } } };
@@ -56,7 +57,7 @@ describe('a team’s own error format', () => {
     ]);
     expect(found[0]!.message).toBe('the error body (top-level format) has no code member (/code, /error_code, /errorCode, /type, /reason): an agent cannot tell one error from another');
     for (const f of found) expect(f.message).not.toMatch(/Envelope|not a member/);
-    expect(LINT_FORMATS.map((f) => f.id)).toEqual(['envelope', 'problem', 'google', 'stripe', 'jsonapi', 'errors-list', 'error-member', 'top-level']);
+    expect(ERROR_FORMATS.map((f) => f.id)).toEqual(['envelope', 'problem', 'google', 'stripe', 'jsonapi', 'errors-list', 'error-member', 'top-level']);
   });
 
   it('takes codes that are all the catalog’s as saying what to do next, as fromResponse reads them', async () => {

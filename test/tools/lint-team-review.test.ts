@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LINT_FORMATS } from '../../generated/lint-rules.js';
+import { ERROR_FORMATS } from '../../generated/formats.js';
 import { lintOpenApi, type LintFinding, type LintOpenApiOptions } from '../../src/tools/lint.js';
 import { oneOperation } from '../helpers/openapi.js';
 
@@ -122,7 +122,7 @@ describe('the review of an example in a format other than this package’s', () 
 
   // Each format the lint recognises by itself, and the config's: an example whose message promises a
   // retry, with no delay anywhere, is a finding; the same example with the delay where the format keeps it is not.
-  const formats = LINT_FORMATS.map((f) => ({ id: f.id, match: f.match, message: f.message[0]!, code: f.code[0]!, delay: f.delay.find((d) => !d.includes('details')) }));
+  const formats = ERROR_FORMATS.map((f) => ({ id: f.id, match: f.match, message: f.message[0]!, code: f.code[0]!, delay: f.delay.find((d) => !d.includes('details')) }));
   const PROMISES = ['try again later', 'Retry shortly', 'please retry', 'try again in a moment'];
 
   it('reviews the examples of every format the lint reads', async () => {

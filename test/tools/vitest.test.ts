@@ -385,7 +385,9 @@ describe('the arguments', () => {
     await refused((a) => a.toSatisfyAgentContract({ Now: 0 } as never), 'toSatisfyAgentContract: unknown option "Now" (did you mean "now"?)');
     // Nothing near enough to name: the options it takes, all three.
     await refused((a) => a.toSatisfyAgentContract({ cdoe: 'rate_limited' } as never), 'toSatisfyAgentContract: unknown option "cdoe" (did you mean "code"?)');
-    await refused((a) => a.toSatisfyAgentContract({ status: 429 } as never), 'toSatisfyAgentContract: unknown option "status"; it takes "code", "kind", "now"');
+    await refused((a) => a.toSatisfyAgentContract({ status: 429 } as never), 'toSatisfyAgentContract: status must be "catalog" or "any" (got 429)');
+    await refused((a) => a.toSatisfyAgentContract({ statuss: 'any' } as never), 'toSatisfyAgentContract: unknown option "statuss" (did you mean "status"?)');
+    await refused((a) => a.toSatisfyAgentContract({ format: { code: 'code' } }), 'toSatisfyAgentContract: format must be an error format: JSON pointers into the body for any of code, retry, message, delay, field (such as { code: "/code", retry: "/next_step" }) (got {"code":"code"})');
   });
 
   it('toSatisfyAgentContract refuses a bad value of each option, saying what it takes', async () => {
@@ -650,5 +652,29 @@ it('quiet, in a file that warned at import', () => undefined);
   it('passes the quiet tests, before and after the ones that warned', () => {
     expect(outcome('quiet')).toEqual({ status: 'passed', failure: '' });
     expect(outcome('quiet after them')).toEqual({ status: 'passed', failure: '' });
+  });
+});
+
+// A team's own format: the matcher judges the body at the format's places, with the app's status.
+describe("toSatisfyAgentContract in the team's format", () => {
+  const format = { code: '/code', message: '/message', retry: '/next_step', field: '/param', delay: '/retry_after_seconds' };
+  const team = (status: number, body: unknown, headers: Record<string, string> = {}) => ({ status, headers: { ...JSON_TYPE, ...headers }, body });
+
+  it('passes a body that keeps what an agent acts on where the format says, with any error status', () => {
+    expect(team(423, { message: 'Order is locked', code: 'ORDER_LOCKED', next_step: 'refetch' })).toSatisfyAgentContract({ format });
+    expect(team(423, { message: 'Order is locked', code: 'ORDER_LOCKED' })).toSatisfyAgentContract({ format, retryByCode: { ORDER_LOCKED: 'refetch' } });
+    expect(team(429, { message: 'Slow down', code: 'rate_limited', retry_after_seconds: 7 }, { 'retry-after': '7' })).toSatisfyAgentContract({ format, code: 'rate_limited' });
+  });
+
+  it('fails a body that lacks a part, a word, or a wait without its delay in both places, saying which', () => {
+    const fails = (response: unknown, options: object, text: RegExp) => expect(() => expect(response).toSatisfyAgentContract({ format, ...options })).toThrow(text);
+    fails(team(423, { message: 'Order is locked', code: 'ORDER_LOCKED' }), {}, /retry: no retry word at \/next_step, and the code "ORDER_LOCKED" is neither the catalog's nor in retryByCode/);
+    fails(team(423, { code: 'ORDER_LOCKED', next_step: 'refetch' }), {}, /message: nothing at \/message/);
+    fails(team(423, { message: 'x', code: 'ORDER_LOCKED', next_step: 'later' }), {}, /retry: "later" at \/next_step is not a retry word/);
+    fails(team(429, { message: 'Slow down', code: 'rate_limited' }), {}, /delay: the word after_delay needs its delay at \/retry_after_seconds/);
+    fails(team(429, { message: 'Slow down', code: 'rate_limited', retry_after_seconds: 7 }, { 'retry-after': '9' }), {}, /Retry-After: the header asks for 9 s, but \/retry_after_seconds is 7/);
+    fails(team(200, { message: 'ok', code: 'x_y', next_step: 'no' }), {}, /status: expected an error status/);
+    // And the negation holds where the body keeps the contract.
+    expect(team(423, { message: 'Order is locked', code: 'ORDER_LOCKED', next_step: 'refetch' })).not.toSatisfyAgentContract({ format, code: 'order_locked' });
   });
 });

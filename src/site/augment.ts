@@ -1,0 +1,135 @@
+// An app's own JSON error, with what this contract needs and the body lacks added in the body's own
+// format (seed 002: "Add the four fields to the format you have"). Nothing the app sent is changed
+// or taken away: not its status, not a member, not a header. What is added is where the format
+// keeps it: the team's declared format (the lint config's `format`), else the first of the formats
+// this package recognises (schema/formats.json) whose members the body has.
+import { ERROR_FORMATS } from '../../generated/formats.js';
+import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import type { Envelope } from '../../generated/types.js';
+import { PARTS, valueAt, type ErrorFormat, type Part, type RetryByCode } from '../core/format.js';
+import { fromResponseUnchecked } from '../core/from-response.js';
+import { isRecord, unescapeToken, type JsonObject } from '../core/json.js';
+import type { HeadersInput } from '../core/headers.js';
+
+/** Where a format keeps each part, first place first. */
+type Places = Readonly<Record<Part, readonly string[]>>;
+
+const KNOWN: readonly (Places & { readonly match: readonly string[] })[] = ERROR_FORMATS.map((f) => ({
+  match: f.match,
+  code: f.code,
+  // A format whose codes say what to do (google.rpc.Status, Stripe) has no place for a word.
+  retry: 'retry' in f ? f.retry : [],
+  message: f.message,
+  delay: f.delay,
+  field: f.field,
+}));
+
+/** The format of last resort: what a body that matches no other keeps at its top. */
+const TOP: Places = KNOWN[KNOWN.length - 1]!;
+
+/** The places of a team's declared format. */
+const declaredPlaces = (format: ErrorFormat): Places =>
+  Object.fromEntries(PARTS.map((part) => [part, format[part] === undefined ? [] : [format[part]]])) as unknown as Places;
+
+/** The places to add into: the team's format, else the first recognised format whose members the body has (the last has none to match). */
+function placesOf(body: JsonObject, format: ErrorFormat | undefined): Places {
+  if (format !== undefined) return declaredPlaces(format);
+  return KNOWN.find((f) => f.match.every((place) => valueAt(body, place) !== undefined)) ?? KNOWN[KNOWN.length - 1]!;
+}
+
+/**
+ * Sets `value` at `place` in `body` where nothing is there: through members it makes as it goes,
+ * and into every item of a list at `*`. False when the way is blocked (a member on the way is a
+ * string, a list is empty): the part is then not added, and nothing else is touched.
+ */
+function addAt(body: unknown, tokens: readonly string[], value: unknown): boolean {
+  const [token, ...rest] = tokens;
+  if (token === '*') {
+    if (!Array.isArray(body) || body.length === 0) return false;
+    // Every item, or none: a list half-changed would say two things.
+    if (!body.every((item) => canAdd(item, rest))) return false;
+    for (const item of body) addAt(item, rest, value);
+    return true;
+  }
+  if (!isRecord(body) || token === undefined) return false;
+  const key = unescapeToken(token);
+  if (rest.length === 0) {
+    if (Object.hasOwn(body, key)) return false;
+    body[key] = value;
+    return true;
+  }
+  if (!Object.hasOwn(body, key)) {
+    if (rest[0] === '*') return false;
+    body[key] = {};
+  }
+  return addAt(body[key], rest, value);
+}
+
+/** True when addAt would succeed on this item. */
+function canAdd(body: unknown, tokens: readonly string[]): boolean {
+  const [token, ...rest] = tokens;
+  if (token === '*') return Array.isArray(body) && body.length > 0 && body.every((item) => canAdd(item, rest));
+  if (!isRecord(body) || token === undefined) return false;
+  const key = unescapeToken(token);
+  if (rest.length === 0) return !Object.hasOwn(body, key);
+  return Object.hasOwn(body, key) ? canAdd(body[key], rest) : rest[0] !== '*';
+}
+
+/** True when the body has something at one of the places. */
+const hasAny = (body: unknown, places: readonly string[]): boolean => places.some((place) => (valueAt(body, place) ?? null) !== null);
+
+/** What augment adds: the body (null when nothing was added to it) and the delay to send as Retry-After too (null for none). */
+export interface Augmented {
+  readonly body: JsonObject | null;
+  readonly delay: number | null;
+}
+
+/** What augment needs to know of the site. */
+export interface AugmentOptions {
+  readonly format?: ErrorFormat;
+  readonly retryByCode?: RetryByCode;
+  /** The delay of a wait the response names none for. */
+  readonly retryAfter: number;
+}
+
+/**
+ * Adds to an app's own JSON error body (parsed; changed in place) what an agent acts on and it
+ * lacks: its code (a site's own passes through as it is), the retry word (the body's, the team's
+ * retryByCode, the catalog's for a catalog code, else its status's), its message, the field at
+ * fault and the delay of a wait, each at the first place its format keeps it.
+ */
+export function augment(body: JsonObject, status: number, headers: HeadersInput, options: AugmentOptions): Augmented {
+  const { error } = fromResponseUnchecked(status, headers, body, options) as Envelope;
+  const word: RetryWordEntry = RETRY_WORDS[error.retry];
+  // A wait says how long: the response's delay, else its word's default, else the site's.
+  const delay = word.next_step !== 'wait' ? null : (error.retry_after ?? word.default_retry_after ?? (word.requires.includes('retry_after') ? options.retryAfter : null));
+  const places = placesOf(body, options.format);
+  const values: Readonly<Record<Part, unknown>> = { code: error.code, retry: error.retry, message: error.message, delay, field: error.field };
+  let added = false;
+  for (const part of PARTS) {
+    const value = values[part];
+    const where = places[part];
+    if (value === null || hasAny(body, where)) continue;
+    // The format's places in order, then the top of the body (a format whose member is a string, {"error": "Not Found"}, has no room inside it).
+    for (const place of [...where, ...TOP[part]]) {
+      if (addAt(body, place.slice(1).split('/'), value)) {
+        added = true;
+        break;
+      }
+    }
+  }
+  return { body: added ? body : null, delay };
+}
+
+/** The first JSON object of a body an app sent as JSON, or null: anything else (an array, a number, text that does not parse) is not one this adds to. */
+export function jsonObjectOf(body: Uint8Array | string | null): JsonObject | null {
+  if (body === null) return null;
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+  if (text.trimStart()[0] !== '{') return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return isRecord(value) ? value : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,130 @@
+// An app's own JSON errors, as convertAppError answers an agent: the status and every member kept,
+// what the contract needs added in the body's own format, and read back by fromResponse.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { convertAppError } from '../../src/site/index.js';
+import { fromResponse } from '../../src/agent/index.js';
+
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+const AGENT = 'application/json';
+const AXIOS = 'application/json, text/plain, */*';
+const BASE = 'https://shop.example';
+
+/** The body an agent gets, parsed, and the conversion. */
+function answer(status: number, body: unknown, options = {}, accept = AGENT, headers: Record<string, string> = JSON_TYPE) {
+  const converted = convertAppError({ status, headers, body: JSON.stringify(body) }, accept, BASE, options);
+  return { converted, body: converted === null ? body : (JSON.parse(converted.body) as Record<string, unknown>) };
+}
+
+/** True when every member `original` has is in `after` with the same value, at any depth. */
+function keeps(original: unknown, after: unknown): boolean {
+  if (original === null || typeof original !== 'object') return Object.is(original, after);
+  if (Array.isArray(original)) return Array.isArray(after) && after.length === original.length && original.every((item, i) => keeps(item, after[i]));
+  if (after === null || typeof after !== 'object' || Array.isArray(after)) return false;
+  return Object.entries(original).every(([key, value]) => Object.hasOwn(after, key) && keeps(value, (after as Record<string, unknown>)[key]));
+}
+
+describe("convertAppError on an app's own JSON errors", () => {
+  it('keeps the status and every member, and adds the word in the body\'s own places', () => {
+    const locked = { message: 'Order is locked', code: 'ORDER_LOCKED' };
+    for (const accept of [AGENT, AXIOS]) {
+      const { converted, body } = answer(423, locked, {}, accept);
+      expect(converted!.status).toBe(423);
+      expect(body).toEqual({ ...locked, retry: 'refetch' });
+      expect(converted!.set['content-type']).toBe(JSON_TYPE['content-type']);
+      expect(converted!.set.vary).toBe('Accept');
+    }
+    // A 404 whose body is only a code keeps it, and gains the message and the word.
+    expect(answer(404, { code: 'NOT_FOUND' }).body).toEqual({ code: 'NOT_FOUND', message: 'Not Found', retry: 'no' });
+  });
+
+  it("writes in the team's declared format, with its retryByCode", () => {
+    const format = { code: '/code', message: '/message', field: '/param', retry: '/next_step', delay: '/retry_after_seconds' };
+    const { body } = answer(423, { message: 'Order is locked', code: 'ORDER_LOCKED' }, { format, retryByCode: { ORDER_LOCKED: 'refetch' } });
+    expect(body).toEqual({ message: 'Order is locked', code: 'ORDER_LOCKED', next_step: 'refetch' });
+    const sku = answer(422, { message: 'Bad sku', code: 'BAD_SKU', param: 'sku' }, { format, retryByCode: { BAD_SKU: 'fix_input' } });
+    expect(sku.body).toEqual({ message: 'Bad sku', code: 'BAD_SKU', param: 'sku', next_step: 'fix_input' });
+    // An agent with no config reads both as the site meant them.
+    const lockedText = answer(423, { message: 'Order is locked', code: 'ORDER_LOCKED' }, { format, retryByCode: { ORDER_LOCKED: 'refetch' } }).converted!.body;
+    expect(fromResponse(423, JSON_TYPE, lockedText).error).toMatchObject({ code: 'order_locked', retry: 'refetch' });
+    expect(fromResponse(422, JSON_TYPE, sku.converted!.body).error).toMatchObject({ code: 'bad_sku', retry: 'fix_input', field: 'sku' });
+  });
+
+  it('sends the delay of a wait in both places, one number: a delay only in the body becomes Retry-After too', () => {
+    const { converted, body } = answer(429, { message: 'Slow down', code: 'SLOW_DOWN', retry_after_seconds: 7 });
+    expect(converted!.status).toBe(429);
+    expect(converted!.set['retry-after']).toBe('7');
+    expect(body).toEqual({ message: 'Slow down', code: 'SLOW_DOWN', retry_after_seconds: 7, retry: 'after_delay' });
+    // A delay only in Retry-After goes into the body too; the app's header is not touched.
+    const told = answer(503, { message: 'Down for maintenance' }, {}, AGENT, { ...JSON_TYPE, 'retry-after': '120' });
+    expect(told.body).toMatchObject({ message: 'Down for maintenance', code: 'temporarily_unavailable', retry: 'after_delay', retry_after: 120 });
+    expect(told.converted!.set['retry-after']).toBeUndefined();
+    // A wait the response names no delay for gets the site's.
+    expect(answer(503, { message: 'Busy' }, { retryAfter: 30 }).converted!.set['retry-after']).toBe('30');
+  });
+
+  it('adds into an error member and into every error of a list, where those formats keep the parts', () => {
+    expect(answer(409, { error: { code: 'ORDER_CHANGED', message: 'Changed' } }).body).toEqual({ error: { code: 'ORDER_CHANGED', message: 'Changed', retry: 'refetch' } });
+    const list = answer(422, { errors: [{ code: 'BAD_SKU', message: 'Bad sku', field: 'sku' }, { code: 'BAD_QTY', message: 'Bad quantity', field: 'qty' }] });
+    expect(list.body).toEqual({ errors: [{ code: 'BAD_SKU', message: 'Bad sku', field: 'sku', retry: 'fix_input' }, { code: 'BAD_QTY', message: 'Bad quantity', field: 'qty', retry: 'fix_input' }] });
+  });
+
+  it('sends back as it was a body that says everything, JSON that is no object, and JSON that does not parse', () => {
+    expect(answer(409, { code: 'ORDER_CHANGED', message: 'Changed', retry: 'refetch' }).converted).toBeNull();
+    expect(answer(400, [{ message: 'Bad' }]).converted).toBeNull();
+    expect(convertAppError({ status: 400, headers: JSON_TYPE, body: '{"message": "Bad"' }, AGENT, BASE)).toBeNull();
+  });
+
+  it('converts a page, and answers an agent that asks for problem details by name, with the app\'s status', () => {
+    const page = convertAppError({ status: 404, headers: { 'content-type': 'text/html' }, body: '<title>Sold out</title><h1>Sold out</h1>' }, AGENT, BASE);
+    expect(page!.status).toBe(404);
+    expect(JSON.parse(page!.body).error.code).toBe('out_of_stock');
+    const problem = convertAppError({ status: 423, headers: JSON_TYPE, body: '{"message":"Order is locked","code":"ORDER_LOCKED"}' }, 'application/problem+json', BASE);
+    expect(problem!.status).toBe(423);
+    expect(JSON.parse(problem!.body)).toMatchObject({ status: 423, code: 'order_locked', retry: 'refetch' });
+  });
+
+  it('refuses options it does not know, and bad formats, by name', () => {
+    const captured = { status: 400, headers: JSON_TYPE, body: '{}' };
+    expect(() => convertAppError(captured, AGENT, BASE, { formats: {} } as never)).toThrow(/convertAppError: unknown option "formats" \(did you mean "format"\?\)/);
+    expect(() => convertAppError(captured, AGENT, BASE, { format: { code: 'code' } })).toThrow(/convertAppError: format must be an error format/);
+  });
+
+  // Any JSON object an app sends as an error: the status and every member it had are the agent's too.
+  it('keeps the status and every member of any JSON object error body (property)', () => {
+    const json = fc.jsonValue({ maxDepth: 3 });
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 12 }), json, { maxKeys: 6 }), fc.integer({ min: 400, max: 599 }), fc.constantFrom(AGENT, AXIOS), (body, status, accept) => {
+        const text = JSON.stringify(body);
+        const converted = convertAppError({ status, headers: JSON_TYPE, body: text }, accept, BASE);
+        if (converted === null) return;
+        expect(converted.status).toBe(status);
+        expect(keeps(JSON.parse(text), JSON.parse(converted.body))).toBe(true);
+      }),
+    );
+  });
+
+  // What is added in a declared format reads back through fromResponse, with the format, to the same word, field and delay.
+  it("reads back what it added in a declared format to the same word, field and delay (property)", () => {
+    const format = { code: '/fault/id', message: '/fault/text', retry: '/fault/then', field: '/fault/at', delay: '/fault/wait' };
+    const word = fc.constantFrom('fix_input', 'no', 'refetch', 'get_grant', 'ask_human', 'after_delay', 'once', undefined);
+    fc.assert(
+      fc.property(
+        fc.record({ id: fc.stringMatching(/^[A-Z][A-Z_]{0,10}$/), text: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }), then: word, at: fc.option(fc.stringMatching(/^[a-z]{1,8}$/), { nil: undefined }), wait: fc.option(fc.integer({ min: 0, max: 3600 }), { nil: undefined }) }, { requiredKeys: ['id'] }),
+        fc.integer({ min: 400, max: 599 }),
+        (fault, status) => {
+          const body = { fault: Object.fromEntries(Object.entries(fault).filter(([, v]) => v !== undefined)) };
+          const converted = convertAppError({ status, headers: JSON_TYPE, body: JSON.stringify(body) }, AGENT, BASE, { format });
+          const sent = converted === null ? body : JSON.parse(converted.body);
+          const headers = { ...JSON_TYPE, ...(converted?.set['retry-after'] ? { 'retry-after': converted.set['retry-after'] } : {}) };
+          const before = fromResponse(status, JSON_TYPE, body, { format }).error;
+          const after = fromResponse(status, headers, sent, { format }).error;
+          expect([after.code, after.retry, after.field]).toEqual([before.code, before.retry, before.field]);
+          // The word is in the body now, and a wait says how long in the body and in Retry-After, the same number.
+          if (fault.then === undefined) expect(sent.fault.then).toBe(after.retry);
+          if (after.retry_after !== null) expect([sent.fault.wait, Number(headers['retry-after'] ?? sent.fault.wait)]).toEqual([after.retry_after, after.retry_after]);
+        },
+      ),
+    );
+  });
+});
