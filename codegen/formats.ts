@@ -72,6 +72,12 @@ export function emitFormats(formats: readonly FormatEntry[]): string {
   return [
     scriptHeader(FORMATS_SOURCE),
     constExport('The error body formats this package recognises when none is named, in the order they are tried.', 'ERROR_FORMATS', formats),
+    // What a site needs at run time, the places alone (no names, no sources): a bundle that imports only this leaves the rest out.
+    constExport(
+      'Where each recognised format keeps each part, in the order they are tried: ERROR_FORMATS without its names and sources (a format whose codes say what to do has no retry places).',
+      'FORMAT_PLACES',
+      formats.map((f) => ({ match: f.match, code: f.code, retry: f.retry ?? [], message: f.message, delay: f.delay, field: f.field })),
+    ),
     '/** The id of an error body format. */',
     "export type ErrorFormatId = (typeof ERROR_FORMATS)[number]['id'];",
     '',

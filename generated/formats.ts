@@ -248,5 +248,224 @@ export const ERROR_FORMATS = [
   }
 ] as const;
 
+/** Where each recognised format keeps each part, in the order they are tried: ERROR_FORMATS without its names and sources (a format whose codes say what to do has no retry places). */
+export const FORMAT_PLACES = [
+  {
+    "match": [
+      "/error/code",
+      "/error/message",
+      "/error/retry"
+    ],
+    "code": [
+      "/error/code"
+    ],
+    "retry": [
+      "/error/retry"
+    ],
+    "message": [
+      "/error/message"
+    ],
+    "delay": [
+      "/error/retry_after"
+    ],
+    "field": [
+      "/error/field"
+    ]
+  },
+  {
+    "match": [
+      "/type",
+      "/title"
+    ],
+    "code": [
+      "/code",
+      "/type"
+    ],
+    "retry": [
+      "/retry",
+      "/next_step"
+    ],
+    "message": [
+      "/detail",
+      "/title"
+    ],
+    "delay": [
+      "/retry_after_seconds",
+      "/retry_after"
+    ],
+    "field": [
+      "/param",
+      "/errors",
+      "/invalid_params",
+      "/invalid-params",
+      "/violations"
+    ]
+  },
+  {
+    "match": [
+      "/error/code",
+      "/error/message",
+      "/error/status"
+    ],
+    "code": [
+      "/error/status"
+    ],
+    "retry": [],
+    "message": [
+      "/error/message"
+    ],
+    "delay": [
+      "/error/details"
+    ],
+    "field": [
+      "/error/details"
+    ]
+  },
+  {
+    "match": [
+      "/error/type",
+      "/error/param"
+    ],
+    "code": [
+      "/error/code",
+      "/error/type"
+    ],
+    "retry": [],
+    "message": [
+      "/error/message"
+    ],
+    "delay": [],
+    "field": [
+      "/error/param"
+    ]
+  },
+  {
+    "match": [
+      "/errors/*/detail"
+    ],
+    "code": [
+      "/errors/*/code"
+    ],
+    "retry": [
+      "/errors/*/meta/retry",
+      "/errors/*/meta/next_step"
+    ],
+    "message": [
+      "/errors/*/detail",
+      "/errors/*/title",
+      "/message"
+    ],
+    "delay": [
+      "/errors/*/meta/retry_after",
+      "/errors/*/meta/retry_after_seconds"
+    ],
+    "field": [
+      "/errors/*/source"
+    ]
+  },
+  {
+    "match": [
+      "/errors/*/code"
+    ],
+    "code": [
+      "/errors/*/code"
+    ],
+    "retry": [
+      "/errors/*/retry",
+      "/errors/*/next_step"
+    ],
+    "message": [
+      "/errors/*/message",
+      "/errors/*/detail",
+      "/errors/*/title",
+      "/message"
+    ],
+    "delay": [
+      "/errors/*/retry_after",
+      "/errors/*/retry_after_seconds"
+    ],
+    "field": [
+      "/errors/*/field",
+      "/errors/*/source",
+      "/errors/*/pointer",
+      "/errors/*/path",
+      "/errors/*/param"
+    ]
+  },
+  {
+    "match": [
+      "/error"
+    ],
+    "code": [
+      "/error/code",
+      "/error/type",
+      "/error/error_code",
+      "/error"
+    ],
+    "retry": [
+      "/error/retry",
+      "/error/next_step"
+    ],
+    "message": [
+      "/error/message",
+      "/error/detail",
+      "/error/description",
+      "/error_description",
+      "/message"
+    ],
+    "delay": [
+      "/error/retry_after",
+      "/retry_after",
+      "/error/retry_after_seconds"
+    ],
+    "field": [
+      "/error/field",
+      "/error/param",
+      "/error/target",
+      "/error/details",
+      "/error/errors",
+      "/error/fields",
+      "/error/source"
+    ]
+  },
+  {
+    "match": [],
+    "code": [
+      "/code",
+      "/error_code",
+      "/errorCode",
+      "/type",
+      "/reason"
+    ],
+    "retry": [
+      "/retry",
+      "/next_step"
+    ],
+    "message": [
+      "/message",
+      "/detail",
+      "/title",
+      "/description",
+      "/msg"
+    ],
+    "delay": [
+      "/retry_after",
+      "/retryAfter",
+      "/retry_after_seconds"
+    ],
+    "field": [
+      "/field",
+      "/param",
+      "/errors",
+      "/details",
+      "/fields",
+      "/source",
+      "/violations",
+      "/invalid_params",
+      "/target"
+    ]
+  }
+] as const;
+
 /** The id of an error body format. */
 export type ErrorFormatId = (typeof ERROR_FORMATS)[number]['id'];

@@ -3,7 +3,7 @@
 // or taken away: not its status, not a member, not a header. What is added is where the format
 // keeps it: the team's declared format (the lint config's `format`), else the first of the formats
 // this package recognises (schema/formats.json) whose members the body has.
-import { ERROR_FORMATS } from '../../generated/formats.js';
+import { FORMAT_PLACES } from '../../generated/formats.js';
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope } from '../../generated/types.js';
 import { PARTS, valueAt, type ErrorFormat, type Part, type RetryByCode } from '../core/format.js';
@@ -14,15 +14,7 @@ import type { HeadersInput } from '../core/headers.js';
 /** Where a format keeps each part, first place first. */
 type Places = Readonly<Record<Part, readonly string[]>>;
 
-const KNOWN: readonly (Places & { readonly match: readonly string[] })[] = ERROR_FORMATS.map((f) => ({
-  match: f.match,
-  code: f.code,
-  // A format whose codes say what to do (google.rpc.Status, Stripe) has no place for a word.
-  retry: 'retry' in f ? f.retry : [],
-  message: f.message,
-  delay: f.delay,
-  field: f.field,
-}));
+const KNOWN: readonly (Places & { readonly match: readonly string[] })[] = FORMAT_PLACES;
 
 /** The format of last resort: what a body that matches no other keeps at its top. */
 const TOP: Places = KNOWN[KNOWN.length - 1]!;

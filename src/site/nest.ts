@@ -65,6 +65,9 @@ interface Reply {
 
 const NO_HEADERS: ReadonlySet<string> = new Set();
 
+/** The content type Nest sends its own JSON bodies with, on Express and on Fastify. */
+const NEST_JSON = 'application/json; charset=utf-8';
+
 /** Sends a rendered answer in place of whatever the app had begun, without the app's headers of `drop`, through Nest's HTTP adapter. */
 function send({ adapter, response }: Reply, { status, headers, body }: Rendered, drop: ReadonlySet<string>): void {
   writeHeaders(headers, body, drop, (name, value) => adapter.setHeader(response, name, value), (name) => response.getHeader(name) !== undefined && response.removeHeader(name));
@@ -144,10 +147,12 @@ export class AgentFriendlyFilter implements ExceptionFilter {
         const body = http ? nestBody(exception) : { statusCode: status, message: (exception as Error).message };
         if (!agent) return sendNest(body, status!);
         // Nest's own JSON, read as any app's error body is: a ValidationPipe's list of sentences names the fields.
-        const text = JSON.stringify(body);
-        const converted = convertAppError({ status: status!, headers: { 'content-type': 'application/json' }, body: text }, accept, base, options);
-        if (converted === null) return send(reply, { status: status!, headers: { 'content-type': 'application/json', vary: 'Accept' }, body: text }, ENTITY_HEADERS);
-        send(reply, { status: converted.status, headers: converted.set, body: converted.body }, converted.drop);
+        const converted = convertAppError({ status: status!, headers: { 'content-type': NEST_JSON }, body: JSON.stringify(body) }, accept, base, options);
+        if (converted === null) return sendNest(body, status!);
+        // Nest's own JSON with the contract added goes out as Nest sends its own; problem details or Markdown as rendered.
+        if (converted.set['content-type'] !== NEST_JSON) return send(reply, { status: converted.status, headers: converted.set, body: converted.body }, converted.drop);
+        if (converted.set['retry-after'] !== undefined) adapter.setHeader(response, 'retry-after', converted.set['retry-after']);
+        sendNest(JSON.parse(converted.body) as object, status!);
       },
       // Nest's own 500 body, which never shows the exception's message.
       failed: () => sendNest({ statusCode: UNKNOWN_STATUS, message: NEST_UNKNOWN }, UNKNOWN_STATUS),

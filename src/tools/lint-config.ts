@@ -93,7 +93,13 @@ export function configOption(who: string, value: unknown): LintConfig | undefine
   }
 }
 
-/** Reads a lint config file (JSON, or YAML unless it ends in .json) and checks it. */
+/**
+ * Reads a lint config file (JSON, or YAML unless it ends in .json) and checks it; or, given the
+ * team's OpenAPI document, the config in its `x-agent-errors` member. Its `format` and `retryByCode`
+ * are the options of the same names of fromResponse, the AgentFriendly adapters, the builders and
+ * the matchers: one description of the team's format, read everywhere.
+ * @example const { format, retryByCode } = await readLintConfig('openapi.yaml'); app.use(agentFriendlyExpress({ format, retryByCode }));
+ */
 export async function readLintConfig(path: string): Promise<LintConfig> {
   // A number would be read as a file descriptor, and a NUL byte is refused by fs with an internal error.
   if (typeof path !== 'string' || path === '' || path.includes('\0')) refuse('readLintConfig', 'path', 'the path of a lint config file (JSON or YAML)', path);
@@ -108,6 +114,11 @@ export async function readLintConfig(path: string): Promise<LintConfig> {
     value = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
     throw new LintInputError(`the lint config ${path} is not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${(error as Error).message}`, { cause: error });
+  }
+  // An OpenAPI document (or Swagger 2.0) keeps its config in x-agent-errors.
+  if (isRecord(value) && (typeof value.openapi === 'string' || typeof value.swagger === 'string')) {
+    if (!Object.hasOwn(value, SPEC_CONFIG_MEMBER)) throw new LintInputError(`${path} is an OpenAPI document with no ${SPEC_CONFIG_MEMBER} member: put the lint config there ({format, retryByCode, rules}), or give the config file itself`);
+    return checkLintConfig(value[SPEC_CONFIG_MEMBER], `the ${SPEC_CONFIG_MEMBER} of ${path}`);
   }
   return checkLintConfig(value, `the lint config ${path}`);
 }
