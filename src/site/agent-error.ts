@@ -11,6 +11,8 @@ import { BRAND, pageResponse, type Page } from './brand.js';
 import { checkRules, DELAY, isWhole, quote, refuse, type Check, type Checks } from '../core/refuse.js';
 import { isRecord } from '../core/json.js';
 import { SITE_CODES, type SiteCodeEntry } from './site-codes.js';
+import { FORMAT_WORDS, isErrorFormat, PARTS, type ErrorFormat, type Part } from '../core/format.js';
+import { putAt } from './augment.js';
 
 export { isAgentError, pageResponse, type Page } from './brand.js';
 
@@ -105,6 +107,9 @@ function check(who: string, word: RetryWordEntry, retry: string, options: AgentE
 }
 
 /** An error a site throws or returns; it renders as the envelope or as problem details. */
+/** The options of AgentError's render. */
+const RENDER_CHECKS: Checks<{ format?: ErrorFormat }> = { format: [isErrorFormat, FORMAT_WORDS] };
+
 export class AgentError<C extends AnyCode = AnyCode> extends Error {
   override readonly name = 'AgentError';
   readonly code: C;
@@ -189,10 +194,34 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     return this.payment ? { ...headers, ...paymentHeaders(this.payment, this.message) } : headers;
   }
 
-  /** The body, status and headers negotiated for a caller's Accept value: the envelope, problem details, or Markdown for a caller that ranks it first. */
-  render(accept: string | null | undefined, base?: string): { status: number; headers: Record<string, string>; body: string } {
+  /**
+   * The body in a team's own error format (the lint config's `format`): `members`, the team's own
+   * (copied, never changed), with the code, message, field, retry word and delay each at its place in
+   * the format (a part the format names no place for is left out; `*` makes a list of one error).
+   * @example agentError('rate_limited', { retryAfter: 30 }).toFormat({ code: '/code', message: '/message', retry: '/next_step', delay: '/retry_after_seconds' })
+   */
+  toFormat(format: ErrorFormat, members: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+    if (!isErrorFormat(format)) refuse('toFormat', 'format', FORMAT_WORDS, format);
+    if (!isRecord(members)) refuse('toFormat', 'members', "an object of the team's own members", members);
+    const body = structuredClone(members) as Record<string, unknown>;
+    const parts: Readonly<Record<Part, unknown>> = { code: this.code, message: this.message, field: this.field, retry: this.retry, delay: this.retryAfter };
+    for (const part of PARTS) {
+      const place = format[part];
+      if (place !== undefined && parts[part] !== null && !putAt(body, place, parts[part])) refuse('toFormat', 'format', `places the members can hold (${part} at ${place} goes through a member that is neither an object nor a list)`, members);
+    }
+    return body;
+  }
+
+  /**
+   * The body, status and headers negotiated for a caller's Accept value: the envelope (or, with a
+   * `format`, the body in the team's own format), problem details, or Markdown for a caller that
+   * ranks it first.
+   */
+  render(accept: string | null | undefined, base?: string, options: { readonly format?: ErrorFormat } = {}): { status: number; headers: Record<string, string>; body: string } {
+    checkRules('render', options, RENDER_CHECKS);
     const kind = errorBodyKind(accept);
-    const body = kind === 'envelope' ? JSON.stringify(this.toEnvelope()) : kind === 'problem' ? JSON.stringify(this.toProblem({ base })) : markdownFrom(this.toProblem({ base }));
+    const body =
+      kind === 'envelope' ? JSON.stringify(options.format ? this.toFormat(options.format) : this.toEnvelope()) : kind === 'problem' ? JSON.stringify(this.toProblem({ base })) : markdownFrom(this.toProblem({ base }));
     return { status: this.status, headers: this.headers(kind), body };
   }
 

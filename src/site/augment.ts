@@ -125,3 +125,33 @@ export function jsonObjectOf(body: Uint8Array | string | null): JsonObject | nul
     return null;
   }
 }
+
+/**
+ * Sets `value` at `place` in `body`, making the objects on the way and, at `*`, a list of one item
+ * where there is none (every item of a list there is). What is at the place is replaced; nothing
+ * else is touched. False when a member on the way is neither an object nor a list.
+ */
+export function putAt(body: JsonObject, place: string, value: unknown): boolean {
+  const tokens = place.slice(1).split('/');
+  let nodes: unknown[] = [body];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const last = i === tokens.length - 1;
+    const next: unknown[] = [];
+    for (const node of nodes) {
+      if (token === '*') {
+        if (!Array.isArray(node)) return false;
+        if (node.length === 0) node.push(last ? value : {});
+        if (last) node.fill(value);
+        else next.push(...node);
+      } else {
+        if (!isRecord(node)) return false;
+        const key = unescapeToken(token);
+        if (last) node[key] = value;
+        else next.push((node[key] ??= tokens[i + 1] === '*' ? [] : {}));
+      }
+    }
+    nodes = next;
+  }
+  return true;
+}

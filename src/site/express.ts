@@ -84,7 +84,7 @@ export function agentFriendlyExpressErrorHandler(options: AgentFriendlyOptions =
     // a failure all the same.
     report(error, options, a.log!, status);
     if (!isAgentError(error) || a.sent) return next(error);
-    void page().then((p) => (a.agent ? p.instead(res, () => a.send(error.render(a.accept, a.base))) : p.asErrorPage(res, error), next(error)));
+    void page().then((p) => (a.agent ? p.instead(res, () => a.send(error.render(a.accept, a.base, { format: options.format }))) : p.asErrorPage(res, error), next(error)));
   };
   return handler;
 }

@@ -85,7 +85,7 @@ const plugin: FastifyPluginAsync<AgentFriendlyOptions> = async (fastify, options
     if (error) {
       // The app's error handler made a page of a thrown AgentError: an agent gets the error itself.
       (payload as { destroy?: () => void } | null)?.destroy?.();
-      const { status, headers, body } = error.render(request.headers.accept ?? null, baseFor(request, options));
+      const { status, headers, body } = error.render(request.headers.accept ?? null, baseFor(request, options), { format: options.format });
       replaceHeaders(reply.code(status), ENTITY_HEADERS, headers, body);
       return done(null, body);
     }

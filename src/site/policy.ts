@@ -78,7 +78,7 @@ export function answer<R>(error: unknown, a: Answers<R>, options: AgentFriendlyO
   if (a.log) report(error, options, a.log, a.status);
   if (a.sent) return a.cut!();
   if (isAgentError(error)) {
-    if (a.agent) return a.send(error.render(a.accept, a.base));
+    if (a.agent) return a.send(error.render(a.accept, a.base, { format: options.format }));
     return a.page ? a.page(error) : catalogPage(error, a, options);
   }
   if (a.status != null) return a.own!();

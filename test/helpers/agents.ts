@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
+import { fromResponse } from '../../src/core/from-response.js';
 
 /** Accept as agent clients send it: JSON first, Markdown and HTML as good, anything else. */
 export const AGENT = { accept: 'application/json, text/markdown, text/html, */*' };
@@ -154,4 +155,40 @@ export async function expectRateLimited(res: Response): Promise<void> {
   const body = await expectEnvelope(res, 429, { code: 'rate_limited' });
   expect(body.error.retry_after).toBeGreaterThan(0);
   expect(res.headers.get('retry-after')).toBe(String(body.error.retry_after));
+}
+
+/** An app's own error response as a browser gets it: its content type and its JSON body. */
+export interface OwnJson {
+  readonly contentType: string | null;
+  readonly body: Record<string, unknown>;
+}
+
+/** What a browser got, as an OwnJson: the app's own content type and JSON body. */
+export async function ownJson(res: Response): Promise<OwnJson> {
+  return { contentType: res.headers.get('content-type'), body: (await res.json()) as Record<string, unknown> };
+}
+
+/**
+ * An app's own JSON error as an agent that takes JSON gets it: the app's status and content type,
+ * Vary: Accept, and the app's body (`original`, what a browser gets) with every member kept and
+ * exactly the members of `added` added at its top, none of them in place of one of the app's. A
+ * delay added is in Retry-After too. fromResponse reads the answer as `reads`. Returns the body.
+ */
+export async function expectAugmented(
+  res: Response,
+  status: number,
+  original: OwnJson,
+  added: Record<string, unknown>,
+  reads: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toBe(original.contentType);
+  expect(res.headers.get('vary')).toMatch(/(^|,)\s*Accept\s*(,|$)/i);
+  const text = await res.text();
+  const body = JSON.parse(text) as Record<string, unknown>;
+  for (const name of Object.keys(added)) expect(Object.hasOwn(original.body, name), `${name} is added, not the app's own`).toBe(false);
+  expect(body).toEqual({ ...original.body, ...added });
+  if ('retry_after' in added) expect(res.headers.get('retry-after')).toBe(String(added.retry_after));
+  expect(fromResponse(res.status, Object.fromEntries(res.headers), text).error).toMatchObject(reads);
+  return body;
 }

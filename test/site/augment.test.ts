@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { convertAppError } from '../../src/site/index.js';
 import { fromResponse } from '../../src/agent/index.js';
+import { CODES } from '../../src/index.js';
+import { agentError } from '../../src/site/agent-error.js';
 
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 const AGENT = 'application/json';
@@ -126,5 +128,31 @@ describe("convertAppError on an app's own JSON errors", () => {
         },
       ),
     );
+  });
+});
+
+describe("AgentError in a team's own format", () => {
+  const format = { code: '/code', message: '/message', field: '/param', retry: '/next_step', delay: '/retry_after_seconds' };
+
+  it('puts the four fields at the format\'s places, keeping the team\'s own members', () => {
+    const error = agentError('rate_limited', { retryAfter: 30, message: 'Slow down' });
+    expect(error.toFormat(format, { request_id: 'r-1' })).toEqual({ request_id: 'r-1', code: 'rate_limited', message: 'Slow down', next_step: 'after_delay', retry_after_seconds: 30 });
+    expect(agentError('missing_field', { field: 'sku' }).toFormat({ code: '/errors/*/code', field: '/errors/*/source/parameter', message: '/errors/*/detail' })).toEqual({
+      errors: [{ code: 'missing_field', source: { parameter: 'sku' }, detail: CODES.missing_field.title }],
+    });
+    const rendered = error.render('application/json', 'https://shop.example', { format });
+    expect([rendered.status, rendered.headers['retry-after'], JSON.parse(rendered.body)]).toEqual([429, '30', { code: 'rate_limited', message: 'Slow down', next_step: 'after_delay', retry_after_seconds: 30 }]);
+    // What it renders reads back, with no config, to the error itself.
+    expect(fromResponse(rendered.status, rendered.headers, rendered.body).error).toMatchObject({ code: 'rate_limited', retry: 'after_delay', retry_after: 30 });
+    // Problem details and Markdown are the contract's whatever the format.
+    expect(JSON.parse(error.render('application/problem+json', 'https://shop.example', { format }).body)).toMatchObject({ code: 'rate_limited', status: 429 });
+  });
+
+  it('refuses a format it cannot use, members that are no object, and a place the members cannot hold', () => {
+    const error = agentError('not_found');
+    expect(() => error.toFormat({ code: 'code' })).toThrow(/toFormat: format must be an error format/);
+    expect(() => error.toFormat(format, [] as never)).toThrow(/toFormat: members must be an object of the team's own members/);
+    expect(() => error.toFormat({ code: '/meta/code' }, { meta: 'x' })).toThrow(/toFormat: format must be places the members can hold \(code at \/meta\/code/);
+    expect(() => error.render('application/json', undefined, { formats: format } as never)).toThrow(/render: unknown option "formats" \(did you mean "format"\?\)/);
   });
 });

@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
 import { agentFriendlyFastify } from '../../src/site/fastify.js';
-import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha, expectEnvelope, expectNoLeak, expectRateLimited, expectSoldOut } from '../helpers/agents.js';
+import { AGENT, PROBLEM, BROWSER, ANY, SIGNED, sha, expectAugmented, expectEnvelope, expectNoLeak, expectSoldOut, ownJson } from '../helpers/agents.js';
 
 const BUFFER_BYTES = 64 * 1024;
 const secrets: unknown[] = [];
@@ -100,12 +100,23 @@ afterAll(async () => {
 const get = (path: string, headers: Record<string, string>, base = url, method = 'GET', body?: string) =>
   fetch(`${base}${path}`, { headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, method, body });
 
+/** An inject() answer as the Response fetch would have given. */
+const asResponse = (res: { statusCode: number; headers: Record<string, unknown>; body: string }): Response =>
+  new Response(res.body, { status: res.statusCode, headers: Object.entries(res.headers).map(([name, value]) => [name, String(value)]) });
+
 describe('AgentFriendly on Fastify', () => {
-  it("turns Fastify's own 404 into a valid envelope for an agent", async () => {
+  it("keeps Fastify's own JSON 404 for an agent, the retry word it lacks added, and converts it for one that asks for problem details", async () => {
     for (const [path, headers] of [['/nowhere', AGENT], ['/nowhere', SIGNED], ['/not-here', AGENT]] as const) {
-      const res = await get(path, headers);
-      await expectEnvelope(res, 404, { code: 'not_found', retry: 'no' });
+      const original = await ownJson(await get(path, BROWSER));
+      expect(original.body).toEqual({ message: `Route GET:${path} not found`, error: 'Not Found', statusCode: 404 });
+      // Its `error` member is a string, which has no room for a word: the word goes at the top of the body.
+      await expectAugmented(await get(path, headers), 404, original, { retry: 'no' }, { code: 'not_found', message: `Route GET:${path} not found`, retry: 'no' });
     }
+    const problem = await get('/nowhere', PROBLEM);
+    expect([problem.status, problem.headers.get('content-type')]).toEqual([404, 'application/problem+json']);
+    const body = await problem.json();
+    expect(validateProblem(body).errors).toEqual([]);
+    expect(body).toMatchObject({ code: 'not_found', status: 404, retry: 'no', detail: 'Route GET:/nowhere not found' });
   });
 
   it("gives a browser, and a bare Accept: */*, Fastify's own 404, byte for byte", async () => {
@@ -129,11 +140,20 @@ describe('AgentFriendly on Fastify', () => {
     expect(secrets.filter((e) => e instanceof TypeError && e.message === 'secret db password')).toHaveLength(4);
   });
 
-  it('turns a @fastify/rate-limit 429 into rate_limited with its delay in the body and Retry-After', async () => {
+  it("keeps a @fastify/rate-limit 429 and its JSON for an agent, rate_limited's retry word and the delay of its Retry-After added to the body", async () => {
     expect((await get('/limited', AGENT)).status).toBe(200);
     const res = await get('/limited', AGENT);
-    await expectRateLimited(res);
+    const original = await ownJson(await get('/limited', BROWSER));
+    // The plugin's own Retry-After, kept: the body's delay is the same number.
+    const delay = Number(res.headers.get('retry-after'));
+    expect(delay).toBeGreaterThan(0);
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
+    await expectAugmented(res, 429, original, { retry: 'after_delay', retry_after: delay }, { code: 'rate_limited', retry: 'after_delay', retry_after: delay });
+    const problem = await get('/limited', PROBLEM);
+    expect([problem.status, problem.headers.get('content-type')]).toEqual([429, 'application/problem+json']);
+    const body = await problem.json();
+    expect(validateProblem(body).errors).toEqual([]);
+    expect(body).toMatchObject({ code: 'rate_limited', status: 429, retry: 'after_delay', retry_after: Number(problem.headers.get('retry-after')) });
   });
 
   it("keeps the status of Fastify's own 4xx errors: a failed validation is a 400 naming its field, and Fastify's own body for a browser", async () => {
@@ -151,19 +171,25 @@ describe('AgentFriendly on Fastify', () => {
     expect(await browser.text()).toBe(expected);
   });
 
-  it("keeps a body too large a client error: Fastify's own 413 for a browser, a 4xx envelope for an agent", async () => {
+  it("keeps a body too large a client error at Fastify's own 413: its body byte for byte for a browser; for an agent, that body with the fix_input retry word added", async () => {
     const big = JSON.stringify({ note: 'x'.repeat(100) });
     const expected = await get('/small', BROWSER, bareUrl, 'POST', big);
     const browser = await get('/small', BROWSER, url, 'POST', big);
     expect(browser.status).toBe(413);
-    expect(await browser.text()).toBe(await expected.text());
-    const agent = await get('/small', AGENT, url, 'POST', big);
-    // The catalog has no 413 code: the core reads it as invalid_input, and gives it that code's status.
-    expect(agent.status).toBe(400);
-    expect((await agent.json()).error).toMatchObject({ code: 'invalid_input', message: 'Request body is too large', retry: 'fix_input' });
+    const text = await browser.text();
+    expect(text).toBe(await expected.text());
+    const original = { contentType: browser.headers.get('content-type'), body: JSON.parse(text) as Record<string, unknown> };
+    expect(original.body).toEqual({ statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE', error: 'Payload Too Large', message: 'Request body is too large' });
+    // The body has a code, Fastify's, which stays; the catalog has no 413 code, and a 413 is input to fix.
+    // With the word beside it, an agent reads Fastify's code as the site's own.
+    await expectAugmented(await get('/small', AGENT, url, 'POST', big), 413, original, { retry: 'fix_input' }, {
+      code: 'fst_err_ctp_body_too_large',
+      message: 'Request body is too large',
+      retry: 'fix_input',
+    });
   });
 
-  it('reads a sold-out page as out_of_stock, with the status the contract gives it and both cookies', async () => {
+  it('reads a sold-out page as out_of_stock at the 404 the app sent, with both cookies', async () => {
     const res = await expectSoldOut(get);
     expect(res.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
     const browser = await get('/sold-out', BROWSER);
@@ -200,9 +226,9 @@ describe('AgentFriendly on Fastify', () => {
   it('converts what a failing web ReadableStream sent before it failed, and hands the failure to onError', async () => {
     const before = secrets.length;
     const res = await get('/web-failing-error', AGENT);
-    // A 502 is internal to the catalog, and sent with the catalog's status for it.
-    expect(res.status).toBe(500);
-    expect((await res.json()).error).toMatchObject({ code: 'internal', message: 'Half a page' });
+    // A 502 is internal to the catalog, sent with the 502 the app gave it; internal's word waits a second.
+    expect(res.headers.get('retry-after')).toBe('1');
+    await expectEnvelope(res, 502, { code: 'internal', message: 'Half a page', retry: 'once', retry_after: 1 });
     expect(secrets.slice(before).map((e) => (e as Error).message)).toContain('upstream went away');
   });
 
@@ -237,9 +263,10 @@ describe('AgentFriendly on Fastify', () => {
     }
     const off = await start({ docs: false });
     try {
-      const res = await off.inject({ url: '/problems/rate_limited', headers: AGENT });
-      expect(res.statusCode).toBe(404);
-      expect(res.json().error).toMatchObject({ code: 'not_found' });
+      // Fastify's own 404, with the word an agent needs added.
+      const original = await ownJson(asResponse(await off.inject({ url: '/problems/rate_limited', headers: BROWSER })));
+      const res = asResponse(await off.inject({ url: '/problems/rate_limited', headers: AGENT }));
+      await expectAugmented(res, 404, original, { retry: 'no' }, { code: 'not_found', retry: 'no' });
     } finally {
       await off.close();
     }
@@ -247,11 +274,10 @@ describe('AgentFriendly on Fastify', () => {
     try {
       expect((await own.inject({ url: '/problems/rate_limited', headers: AGENT })).json()).toEqual({ own: true });
       expect((await own.inject({ url: '/problems/not_found', headers: AGENT })).json()).toMatchObject({ code: 'not_found', status: 404 });
-      const unknown = await own.inject({ url: '/problems/not_a_code', headers: AGENT });
-      expect(unknown.statusCode).toBe(404);
-      expect(unknown.json().error).toMatchObject({ code: 'not_found' });
       const browser = await own.inject({ url: '/problems/not_a_code', headers: BROWSER });
       expect([browser.statusCode, browser.json()]).toEqual([404, { message: 'Route GET:/problems/not_a_code not found', error: 'Not Found', statusCode: 404 }]);
+      const unknown = asResponse(await own.inject({ url: '/problems/not_a_code', headers: AGENT }));
+      await expectAugmented(unknown, 404, await ownJson(asResponse(browser)), { retry: 'no' }, { code: 'not_found', message: 'Route GET:/problems/not_a_code not found', retry: 'no' });
     } finally {
       await own.close();
     }

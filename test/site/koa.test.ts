@@ -6,7 +6,7 @@ import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentError, isAgentError } from '../../src/site/agent-error.js';
 import { agentFriendlyKoa } from '../../src/site/koa.js';
-import { AGENT, BROWSER, CHUNK, counted, expectCappedError, expectEnvelope, expectRateLimited } from '../helpers/agents.js';
+import { AGENT, BROWSER, CHUNK, PROBLEM, counted, expectAugmented, expectCappedError, expectEnvelope, expectRateLimited, ownJson } from '../helpers/agents.js';
 import { serve, type TestServer } from '../helpers/server.js';
 
 const CAP = 32 * 1024;
@@ -92,9 +92,13 @@ describe('AgentFriendly for Koa', () => {
     }
   });
 
-  it('a body Koa sends as JSON is read as one', async () => {
-    await expectEnvelope(await get('/json', AGENT), 409, { code: 'conflict', message: 'Order changed' });
-    expect(await (await get('/json', BROWSER)).json()).toEqual({ message: 'Order changed' });
+  it('a body Koa sends as JSON is read as one: kept for an agent, with the code and retry word its 409 means added; converted for one that asks for problem details', async () => {
+    const original = await ownJson(await get('/json', BROWSER));
+    expect(original.body).toEqual({ message: 'Order changed' });
+    await expectAugmented(await get('/json', AGENT), 409, original, { code: 'conflict', retry: 'refetch' }, { code: 'conflict', message: 'Order changed', retry: 'refetch' });
+    const problem = await get('/json', PROBLEM);
+    expect([problem.status, problem.headers.get('content-type')]).toEqual([409, 'application/problem+json']);
+    expect(await problem.json()).toMatchObject({ code: 'conflict', status: 409, detail: 'Order changed', retry: 'refetch' });
   });
 
   it('a streamed error is converted from its first bufferBytes; the rest is never read', async () => {
@@ -104,7 +108,10 @@ describe('AgentFriendly for Koa', () => {
 
   it('a stream that fails is converted from what was read, and its error reaches onError', async () => {
     const before = heard.length;
-    await expectEnvelope(await get('/failing', AGENT), 500, { code: 'internal', message: 'Bad gateway' });
+    // The app's 502, kept: internal to the catalog, whose word waits a second.
+    const res = await get('/failing', AGENT);
+    expect(res.headers.get('retry-after')).toBe('1');
+    await expectEnvelope(res, 502, { code: 'internal', message: 'Bad gateway', retry: 'once', retry_after: 1 });
     expect(heard.slice(before).map((e) => (e as Error).message)).toEqual(['upstream reset']);
   });
 

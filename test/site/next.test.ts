@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { validateEnvelope } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
 import { agentFriendlyNextDocs, isNextControlFlow, agentFriendlyNext } from '../../src/site/next.js';
-import { AGENT, BROWSER, PROBLEM } from '../helpers/agents.js';
+import { AGENT, BROWSER, PROBLEM, expectAugmented, expectEnvelope, ownJson } from '../helpers/agents.js';
 
 /** Next's control-flow errors as next/dist makes them: only their digest (or code) marks them. */
 const flagged = (digest: string): Error => Object.assign(new Error(digest), { digest });
@@ -68,15 +68,18 @@ describe('agentFriendlyNext', () => {
     expect(await response.text()).toContain('<title>Too many requests</title>');
   });
 
-  it("converts the handler's own error Responses for an agent and leaves them to a browser", async () => {
-    for (const id of ['missing-json', 'missing-html']) {
-      const agent = await call(id, AGENT);
-      expect(agent.status).toBe(404);
-      expect((await agent.json()).error.code).toBe('not_found');
-    }
+  it("converts the handler's own error page for an agent, adds to its own JSON error what an agent needs, and leaves both to a browser", async () => {
+    await expectEnvelope(await call('missing-html', AGENT), 404, { code: 'not_found', message: 'Order not found', retry: 'no', field: null, retry_after: null });
     const json = await call('missing-json', BROWSER);
     expect(json.headers.get('vary')).toBe('Accept');
-    expect(await json.json()).toEqual({ message: 'Order not found' });
+    const original = await ownJson(json);
+    expect(original.body).toEqual({ message: 'Order not found' });
+    await expectAugmented(await call('missing-json', AGENT), 404, original, { code: 'not_found', retry: 'no' }, { code: 'not_found', message: 'Order not found', retry: 'no' });
+    for (const id of ['missing-json', 'missing-html']) {
+      const problem = await call(id, PROBLEM);
+      expect([problem.status, problem.headers.get('content-type')]).toEqual([404, 'application/problem+json']);
+      expect(await problem.json()).toMatchObject({ type: 'http://shop.example/problems/not_found', code: 'not_found', status: 404, detail: 'Order not found' });
+    }
     const html = await call('missing-html', BROWSER);
     expect(await html.text()).toBe('<title>Order not found</title>');
   });
