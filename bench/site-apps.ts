@@ -29,9 +29,9 @@ export const VARIANTS = ['bare', 'wrapped', 'noop'] as const;
 export type Variant = (typeof VARIANTS)[number];
 
 /** The three cases bench/site.ts measures, in the order it warms a server up (the 404s last), and their routes. */
-export const CASES = ['json', 'stream', '404'] as const;
+export const CASES = ['json', 'stream', '404', 'error'] as const;
 export type Case = (typeof CASES)[number];
-export const PATHS: Readonly<Record<Case, string>> = { json: '/json', stream: '/stream', '404': '/missing' };
+export const PATHS: Readonly<Record<Case, string>> = { json: '/json', stream: '/stream', '404': '/missing', error: '/locked' };
 
 /** What an agent client sends (test/site/*.test.ts's AGENT): it ranks JSON first, so AgentFriendly answers it with the envelope. */
 export const AGENT_ACCEPT = 'application/json, text/markdown, text/html, */*';
@@ -48,6 +48,12 @@ export const JSON_BODY = {
   items: Array.from({ length: 15 }, (_, i) => ({ sku: `sku-${1000 + i}`, name: `Item number ${i}`, qty: 1 + (i % 3), price: 1000 + i * 25 })),
 };
 export const JSON_BYTES = Buffer.byteLength(JSON.stringify(JSON_BODY));
+
+/** The app's own JSON error for /locked, a 423 in its own format, which AgentFriendly adds the contract to for an agent. */
+export const ERROR_STATUS = 423;
+export const ERROR_BODY = { message: 'Order is locked', code: 'ORDER_LOCKED' };
+/** What an agent gets for it: every member kept, the retry word added (423 reads as a conflict: refetch). */
+export const AUGMENTED_BODY = { ...ERROR_BODY, retry: 'refetch' };
 
 /** The bare node:http app's own 404 page (nginx's default). */
 export const NODE_404 = '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
@@ -110,6 +116,10 @@ function nodeListener(req: IncomingMessage, res: ServerResponse): void {
   } else if (req.url === '/stream') {
     res.writeHead(200, { 'content-type': 'application/octet-stream' });
     streamNode(res);
+  } else if (req.url === '/locked') {
+    const body = JSON.stringify(ERROR_BODY);
+    res.writeHead(ERROR_STATUS, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
   } else {
     res.writeHead(404, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(NODE_404) });
     res.end(NODE_404);
@@ -198,6 +208,7 @@ async function expressApp(around: Integration): Promise<Running> {
   const app = express();
   if (around.express) app.use(around.express.first);
   app.get('/json', (_req, res) => void res.json(JSON_BODY));
+  app.get('/locked', (_req, res) => void res.status(ERROR_STATUS).json(ERROR_BODY));
   app.get('/stream', (_req, res) => {
     res.setHeader('content-type', 'application/octet-stream');
     streamNode(res);
@@ -211,6 +222,7 @@ async function fastifyApp(around: Integration): Promise<Running> {
   const app = Fastify();
   if (around.fastify) await app.register(around.fastify);
   app.get('/json', async () => JSON_BODY);
+  app.get('/locked', (_request, reply) => reply.code(ERROR_STATUS).send(ERROR_BODY));
   app.get('/stream', (_request, reply) => reply.type('application/octet-stream').send(Readable.from(chunks(), { objectMode: false })));
   await app.listen({ port: 0, host: '127.0.0.1' });
   app.server.keepAliveTimeout = 120_000;
@@ -225,6 +237,7 @@ async function honoApp(around: Integration): Promise<Running> {
   if (around.hono) app.use(around.hono);
   if (around.fetch?.onError) app.onError(around.fetch.onError);
   app.get('/json', (c) => c.json(JSON_BODY));
+  app.get('/locked', (c) => c.json(ERROR_BODY, ERROR_STATUS));
   app.get('/stream', (c) => c.body(webStream(), 200, { 'content-type': 'application/octet-stream' }));
   if (process.env.HONO_LISTENER === '1') {
     // For bench/explore/site-ab.ts: agentFriendlyNode (node:http) around @hono/node-server's listener, no middleware.

@@ -10,7 +10,7 @@
 // first, agentFriendlyExpressErrorHandler() last), Fastify 5 (the agentFriendlyFastify plugin), Hono 4 on
 // @hono/node-server (agentFriendlyHono() first), and the same Hono app with no middleware as a Fetch
 // API app (agentFriendlyFetch(app.fetch), app.onError(agentFriendlyHonoErrorHandler())), each with the same
-// three routes, bare or wrapped.
+// four routes, bare or wrapped.
 // Every app is a server in a child process of its own (bench/site-server.ts, compiled by
 // bench/site-build.ts with TypeScript's emitter, as dist/ ships it, and run by plain `node`, not
 // under tsx, whose esbuild transform adds a __name() call to every closure the adapters make): the
@@ -28,6 +28,9 @@
 //            one per event-loop turn (res.write, a Readable, a ReadableStream as each framework does it).
 //   404      GET /missing, the app's own 404: the wrapped app converts it to the envelope, the bare
 //            app sends its own page.                                 Target: wrapped / bare >= 0.50
+//   error    GET /locked, the app's own JSON error (423 {"message", "code"}): the wrapped app keeps it
+//            and adds the retry word for an agent, the bare app sends it. Target: wrapped / bare >= 0.50,
+//            as for the converted 404: both read the body and answer in the contract.
 // The Hono middleware's json and stream cells are judged against the no-op Hono middleware of the
 // same run instead (wrapped / no-op >= 0.97): any middleware takes Hono off its fast path for a
 // route with one handler, and the no-op alone measures 0.88-0.94 of bare there, so no middleware
@@ -77,7 +80,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { validateEnvelope } from '../src/index.js';
 import { buildServers, type Built } from './site-build.js';
-import { ADAPTERS, AGENT_ACCEPT, CASES, JSON_BODY, JSON_BYTES, NODE_404, PATHS, STREAM_BYTES, CHUNK_BYTES, type Adapter, type Case, type Variant } from './site-apps.js';
+import { ADAPTERS, AGENT_ACCEPT, AUGMENTED_BODY, CASES, ERROR_BODY, ERROR_STATUS, JSON_BODY, JSON_BYTES, NODE_404, PATHS, STREAM_BYTES, CHUNK_BYTES, type Adapter, type Case, type Variant } from './site-apps.js';
 import { iqr, median, permutations, round2, verdictMark, verdictOf, type Judged } from './stats.js';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -88,7 +91,7 @@ const flag = (name: string, fallback: number): number => {
   const value = at < 0 ? NaN : Number(process.argv[at + 1]);
   return Number.isFinite(value) && value > 0 ? value : fallback;
 };
-const MEASURE_S = flag('--seconds', 1); // per measurement: 1 s, not 1.5-2, so that 12 cells x 5 servers x ROUNDS fit in ~6 minutes
+const MEASURE_S = flag('--seconds', 1); // per measurement: 1 s, not 1.5-2, so that 20 cells x 5 servers x ROUNDS fit in ~8 minutes
 const WARMUP_S = 0.4; // per server and case, after each start
 const SETTLE_S = 0.3; // per server, on a cell's case just before the cell is measured
 /** --only node,express: some adapters (npm run bench measures all four). */
@@ -99,7 +102,7 @@ const ROUNDS = Math.round(flag('--rounds', 4)); // each round: every adapter's f
 const SETTLE_MS = 30; // after each measurement, for the server to finish the requests cut off at its end
 const SAMPLE_MS = 50; // autocannon's sampling interval, which is also how precisely a measurement stops
 
-const TARGETS: Record<Case, number> = { json: 0.97, stream: 0.97, '404': 0.5 };
+const TARGETS: Record<Case, number> = { json: 0.97, stream: 0.97, '404': 0.5, error: 0.5 };
 
 /** What a cell's wrapped processes are judged against. */
 type Baseline = 'bare' | 'no-op';
@@ -110,9 +113,9 @@ type Baseline = 'bare' | 'no-op';
  * measures 0.88-0.94 of bare), so that cell's target is 0.97 of the no-op measured in the same run.
  * Its 404 cell, where the adapter does its work, and every other adapter keep the bare app.
  */
-export const baselineOf = (adapter: Adapter, kase: Case): Baseline => (adapter === 'hono' && kase !== '404' ? 'no-op' : 'bare');
+export const baselineOf = (adapter: Adapter, kase: Case): Baseline => (adapter === 'hono' && (kase === 'json' || kase === 'stream') ? 'no-op' : 'bare');
 const ADAPTER_NAMES: Record<Adapter, string> = { node: 'node:http', express: 'Express 5', fastify: 'Fastify 5', hono: 'Hono (node-server)', fetch: 'agentFriendlyFetch (Hono app.fetch)' };
-const CASE_NAMES: Record<Case, string> = { json: '1 KB JSON 200', stream: '1 MiB streamed 200', '404': "app's own 404 (agent)" };
+const CASE_NAMES: Record<Case, string> = { json: '1 KB JSON 200', stream: '1 MiB streamed 200', '404': "app's own 404 (agent)", error: "app's own JSON 423, augmented (agent)" };
 
 /** The servers of an adapter: two processes of the app with the adapter, two of the bare app, and one of the no-op integration. */
 const SIDES = ['wrapped', 'wrapped again', 'bare', 'bare again', 'no-op'] as const;
@@ -303,7 +306,7 @@ function isOwn404(adapter: Adapter, r: { status: number; type: string; body: Buf
   }
 }
 
-/** Checks one server's three routes; `converts`: its /missing is an envelope for an agent (else the app's own page). */
+/** Checks one server's four routes; `converts`: its /missing is an envelope for an agent (else the app's own page). */
 export async function check(server: { adapter: Adapter; origin: string }, what: string, converts: boolean): Promise<{ own404: string; agent404: string }> {
   const json = await get(server.origin, PATHS.json, AGENT_ACCEPT);
   if (json.status !== 200 || !json.type.startsWith('application/json') || json.body.length !== JSON_BYTES || json.body.toString() !== JSON.stringify(JSON_BODY))
@@ -328,6 +331,16 @@ export async function check(server: { adapter: Adapter; origin: string }, what: 
     if (agent.status !== 404 || !agent.type.startsWith('application/json') || code !== 'not_found')
       throw new CannotMeasure(`${what}: an agent's GET /missing gave ${agent.status} ${agent.type} ${JSON.stringify(agent.body.toString().slice(0, 200))}, not a valid not_found envelope`);
   }
+  // The app's own JSON error: as it is for a bare app, with the retry word added for a wrapped one; never another status.
+  const locked = await get(server.origin, PATHS.error, AGENT_ACCEPT);
+  let lockedBody: unknown = null;
+  try {
+    lockedBody = JSON.parse(locked.body.toString());
+  } catch {
+    // not JSON: reported below
+  }
+  if (locked.status !== ERROR_STATUS || !locked.type.startsWith('application/json') || JSON.stringify(lockedBody) !== JSON.stringify(converts ? AUGMENTED_BODY : ERROR_BODY))
+    throw new CannotMeasure(`${what}: an agent's GET /locked gave ${locked.status} ${locked.type} ${JSON.stringify(locked.body.toString().slice(0, 200))}, not the app's ${ERROR_STATUS}${converts ? ' with the retry word added' : ''}`);
   return { own404: `${browser.status} ${browser.type.split(';')[0]} ${browser.body.length} B`, agent404: `${agent.status} ${agent.type.split(';')[0]} ${agent.body.length} B` };
 }
 
@@ -345,7 +358,7 @@ export async function load(origin: string, path: string, seconds: number, what: 
     timeout: 10,
   });
   const total = result.requests.total;
-  const expected = path === PATHS['404'] ? result['4xx'] : result['2xx'];
+  const expected = path === PATHS['404'] || path === PATHS.error ? result['4xx'] : result['2xx'];
   if (result.errors > 0 || result.timeouts > 0 || total === 0 || expected !== total)
     throw new CannotMeasure(`${what}: ${total} responses, ${expected} of the expected status class, ${result.errors} errors, ${result.timeouts} timeouts`);
   if (path === PATHS.stream && result.throughput.total / total < STREAM_BYTES)

@@ -199,7 +199,9 @@ function readTopFields(body: JsonObject): Reading | null {
   const field = str(body, 'param') ?? str(body, 'field');
   const retry = retryIn(body);
   if (code === null ? field === null || retry === null : !isKnownCode(code) && field === null && retry === null && bodyDelay(body) === null) return null;
-  return reading(code, field, str(body, 'message') ?? str(body, 'detail'), retry, true);
+  const message = str(body, 'message') ?? str(body, 'detail');
+  // A message that is no sentence (NestJS's list of a ValidationPipe's) leaves the violations' own to speak.
+  return reading(code, field, message, retry, message !== null);
 }
 
 /** google.rpc.Status as HTTP JSON (AIP-193): {error: {code: <number>, message, status, details}}. */

@@ -101,7 +101,9 @@ export function augment(body: JsonObject, status: number, headers: HeadersInput,
   for (const part of PARTS) {
     const value = values[part];
     const where = places[part];
-    if (value === null || hasAny(body, where)) continue;
+    // Present at the format's places, or at the top of the body where a part went that had no room
+    // in its format: what was added once is not added again (a response that passes two adapters).
+    if (value === null || hasAny(body, where) || hasAny(body, TOP[part])) continue;
     // The format's places in order, then the top of the body (a format whose member is a string, {"error": "Not Found"}, has no room inside it).
     for (const place of [...where, ...TOP[part]]) {
       if (addAt(body, place.slice(1).split('/'), value)) {

@@ -71,6 +71,13 @@ describe("convertAppError on an app's own JSON errors", () => {
     expect(list.body).toEqual({ errors: [{ code: 'BAD_SKU', message: 'Bad sku', field: 'sku', retry: 'fix_input' }, { code: 'BAD_QTY', message: 'Bad quantity', field: 'qty', retry: 'fix_input' }] });
   });
 
+  it("adds to a framework's {statusCode, error, message} at the top, since its error member is a string, and only once", () => {
+    const fastify = { statusCode: 404, error: 'Not Found', message: 'Route GET:/nowhere not found' };
+    const first = answer(404, fastify);
+    expect(first.body).toEqual({ ...fastify, retry: 'no' });
+    expect(answer(404, first.body).converted).toBeNull();
+  });
+
   it('sends back as it was a body that says everything, JSON that is no object, and JSON that does not parse', () => {
     expect(answer(409, { code: 'ORDER_CHANGED', message: 'Changed', retry: 'refetch' }).converted).toBeNull();
     expect(answer(400, [{ message: 'Bad' }]).converted).toBeNull();
@@ -102,6 +109,9 @@ describe("convertAppError on an app's own JSON errors", () => {
         if (converted === null) return;
         expect(converted.status).toBe(status);
         expect(keeps(JSON.parse(text), JSON.parse(converted.body))).toBe(true);
+        // What was added once is not added again: an answer that passes a second adapter (Nest's filter, then its middleware) keeps its body.
+        const again = convertAppError({ status, headers: { ...JSON_TYPE, ...converted.set }, body: converted.body }, accept, BASE);
+        expect(again === null ? converted.body : again.body).toBe(converted.body);
       }),
     );
   });

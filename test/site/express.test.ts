@@ -12,7 +12,7 @@ import { convertAppError } from '../../src/site/friendly.js';
 import { agentFriendlyExpressErrorHandler, agentFriendlyExpress } from '../../src/site/express.js';
 import { agentFriendlyNode } from '../../src/site/node.js';
 import { serve, type TestServer } from '../helpers/server.js';
-import { AGENT, PROBLEM, BROWSER, expectBytes, expectEnvelope, expectRateLimited } from '../helpers/agents.js';
+import { AGENT, PROBLEM, BROWSER, expectAugmented, expectBytes, expectEnvelope, expectRateLimited, ownJson } from '../helpers/agents.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -533,17 +533,24 @@ describe('Express as Express users expect: errors with a status of their own, an
     expect(JSON.parse((await call(after, '/orders', BROWSER, '{bad')).text)).toMatchObject({ code: 'BAD_REQUEST' });
   });
 
-  it("for an agent, what the team's handler after AgentFriendly's writes is converted as the app's own error response is; a thrown AgentError is rendered in its place", async () => {
+  it("for an agent, what the team's handler after AgentFriendly's writes is the app's own error response, its JSON kept with what an agent needs added; a thrown AgentError is rendered in its place", async () => {
     const after = { friendly: true, handler: 'after' } as const;
-    const own = await call(after, '/own-400', AGENT);
-    expect(own.status).toBe(400);
+    const { url } = await site(after);
+    const original = await ownJson(await fetch(`${url}/own-400`, { headers: BROWSER }));
+    expect(original.body).toEqual({ message: 'Not for you', code: 'BAD_REQUEST' });
+    const own = await fetch(`${url}/own-400`, { headers: AGENT });
+    const ownText = await own.clone().text();
+    // The team's own code stays: with the word its 400 means beside it, an agent reads it as the site's own.
+    await expectAugmented(own, 400, original, { retry: 'fix_input' }, { code: 'bad_request', message: 'Not for you', retry: 'fix_input' });
     for (const headers of [AGENT, AXIOS]) {
       const agent = await call(after, '/status/400', headers);
-      expect([agent.status, agent.headers.get('content-type'), agent.text]).toEqual([own.status, own.headers.get('content-type'), own.text]);
+      expect([agent.status, agent.headers.get('content-type'), agent.text]).toEqual([400, own.headers.get('content-type'), ownText]);
       expect((await call(after, '/orders', headers, '{bad')).status).toBe(400);
     }
-    const failure = await call(after, '/bug', AGENT);
-    expect([failure.status, asJson(failure.text).error.code]).toEqual([500, 'internal']);
+    // The team's 500 for a failure: its JSON, with internal's word and its delay, in the body and Retry-After.
+    const failed = await ownJson(await fetch(`${url}/bug`, { headers: BROWSER }));
+    expect(failed.body).toEqual({ message: 'Something broke', code: 'INTERNAL' });
+    await expectAugmented(await fetch(`${url}/bug`, { headers: AGENT }), 500, failed, { retry: 'once', retry_after: 1 }, { code: 'internal', message: 'Something broke', retry: 'once', retry_after: 1 });
     seen.length = 0;
     const busy = await fetch(`${(await site(after)).url}/busy`, { headers: AGENT });
     expect(busy.headers.get('retry-after')).toBe('30');

@@ -102,7 +102,7 @@ const get = (path: string, headers: Record<string, string>, base = url, method =
 
 /** An inject() answer as the Response fetch would have given. */
 const asResponse = (res: { statusCode: number; headers: Record<string, unknown>; body: string }): Response =>
-  new Response(res.body, { status: res.statusCode, headers: Object.entries(res.headers).map(([name, value]) => [name, String(value)]) });
+  new Response(res.body, { status: res.statusCode, headers: Object.entries(res.headers).map(([name, value]): [string, string] => [name, String(value)]) });
 
 describe('AgentFriendly on Fastify', () => {
   it("keeps Fastify's own JSON 404 for an agent, the retry word it lacks added, and converts it for one that asks for problem details", async () => {

@@ -9,9 +9,9 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { IsEmail, IsInt, IsNotEmpty, IsString } from 'class-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CODES, validateEnvelope } from '../../src/index.js';
+import { fromResponse } from '../../src/core/from-response.js';
 import { AgentFriendlyFilter, AgentFriendlyModule } from '../../src/site/nest.js';
-import { AGENT, BROWSER, PROBLEM, expectEnvelope, expectNoLeak } from '../helpers/agents.js';
+import { AGENT, BROWSER, PROBLEM, expectAugmented, expectEnvelope, expectNoLeak, ownJson } from '../helpers/agents.js';
 
 class OrderDto {
   declare email: string;
@@ -76,27 +76,34 @@ describe.each(PLATFORMS)('AgentFriendly for NestJS, $name', ({ adapter }) => {
   const post = (path: string, headers: Record<string, string>, body: unknown) =>
     fetch(url + path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-  it("an HttpException keeps its status and becomes the catalog code for it, its own message kept; a browser gets Nest's JSON unchanged", async () => {
-    await expectEnvelope(await get('/orders/missing', AGENT), 404, { code: 'not_found', message: 'No such order', retry: 'no' });
+  it("an HttpException keeps its status and Nest's JSON for an agent, the catalog code for its status and that code's word added where the body lacks them; problem details when asked; a browser gets Nest's JSON unchanged", async () => {
+    const browser = await get('/orders/missing', BROWSER);
+    expect([browser.status, browser.headers.get('vary')]).toEqual([404, 'Accept']);
+    const missing = await ownJson(browser);
+    expect(missing.body).toEqual({ message: 'No such order', error: 'Not Found', statusCode: 404 });
+    // Nest's `error` member is a string, which has no room for a word: the word goes at the top of the body.
+    await expectAugmented(await get('/orders/missing', AGENT), 404, missing, { retry: 'no' }, { code: 'not_found', message: 'No such order', retry: 'no' });
+    const conflictOwn = await ownJson(await get('/orders/conflict', BROWSER));
+    expect(conflictOwn.body).toEqual({ message: 'Conflict', statusCode: 409 });
+    await expectAugmented(await get('/orders/conflict', AGENT), 409, conflictOwn, { code: 'conflict', retry: 'refetch' }, { code: 'conflict', message: 'Conflict', retry: 'refetch' });
     const conflict = await get('/orders/conflict', PROBLEM);
     expect([conflict.status, conflict.headers.get('content-type')]).toEqual([409, 'application/problem+json']);
     expect(await conflict.json()).toMatchObject({ code: 'conflict', status: 409 });
-    const browser = await get('/orders/missing', BROWSER);
-    expect([browser.status, browser.headers.get('vary')]).toEqual([404, 'Accept']);
-    expect(await browser.json()).toEqual({ message: 'No such order', error: 'Not Found', statusCode: 404 });
   });
 
-  it("a status the catalog has no code of its own for gets the catalog's default for its class", async () => {
-    const res = await get('/teapot', AGENT);
-    const body = await res.json();
-    expect(validateEnvelope(body, { received: true }).errors).toEqual([]);
-    expect(CODES[body.error.code as keyof typeof CODES].status).toBe(res.status);
+  it("a status the catalog has no code of its own for keeps its status, and its body gets the catalog's default code for its class", async () => {
+    const original = await ownJson(await get('/teapot', BROWSER));
+    expect(original.body).toEqual({ statusCode: 418, message: 'Short and stout' });
+    await expectAugmented(await get('/teapot', AGENT), 418, original, { code: 'not_allowed', retry: 'no' }, { code: 'not_allowed', message: 'Short and stout', retry: 'no' });
   });
 
-  it('a ValidationPipe failure: missing_field or invalid_input naming the first property at fault, every property in errors', async () => {
+  it('a ValidationPipe failure: its JSON kept for an agent, the first property at fault and the word added; read as missing_field or invalid_input with every property in errors', async () => {
+    const original = await ownJson(await post('/orders', BROWSER, { name: 'Ada', qty: 'two' }));
+    expect(original.body).toEqual({ message: ['email should not be empty', 'email must be an email', 'qty must be an integer number'], error: 'Bad Request', statusCode: 400 });
     const missing = await post('/orders', AGENT, { name: 'Ada', qty: 'two' });
-    const body = await expectEnvelope(missing, 400, { code: 'missing_field', field: 'email', retry: 'fix_input' });
-    const fields = (body.error.errors as { field: string }[]).map((e) => e.field);
+    const text = await missing.clone().text();
+    await expectAugmented(missing, 400, original, { retry: 'fix_input', field: 'email' }, { code: 'missing_field', field: 'email', retry: 'fix_input' });
+    const fields = (fromResponse(400, { 'content-type': 'application/json' }, text).error.errors ?? []).map((e) => e.field);
     expect(new Set(fields)).toEqual(new Set(['email', 'qty']));
     const invalid = await post('/orders', PROBLEM, { email: 'not an email', name: 'Ada', qty: 2 });
     expect(invalid.status).toBe(400);
@@ -143,7 +150,8 @@ describe('AgentFriendlyFilter', () => {
     await app.listen(0, '127.0.0.1');
     try {
       const { port } = (app.getHttpServer() as Server).address() as AddressInfo;
-      await expectEnvelope(await fetch(`http://127.0.0.1:${port}/orders/missing`, { headers: AGENT }), 404, { code: 'not_found' });
+      const original = await ownJson(await fetch(`http://127.0.0.1:${port}/orders/missing`, { headers: BROWSER }));
+      await expectAugmented(await fetch(`http://127.0.0.1:${port}/orders/missing`, { headers: AGENT }), 404, original, { retry: 'no' }, { code: 'not_found', message: 'No such order', retry: 'no' });
     } finally {
       await app.close();
     }
