@@ -26,8 +26,8 @@
 //   json     GET /json, 200 with a 1 KB JSON body.                   Target: wrapped / bare >= 0.97
 //   stream   GET /stream, 200 with 1 MiB streamed in 64 KiB chunks,  Target: wrapped / bare >= 0.97
 //            one per event-loop turn (res.write, a Readable, a ReadableStream as each framework does it).
-//   404      GET /missing, the app's own 404: the wrapped app converts it to the envelope, the bare
-//            app sends its own page.                                 Target: wrapped / bare >= 0.50
+//   404      GET /missing, the app's own 404: the wrapped app converts it to the envelope (Fastify's,
+//            which is JSON, keeps its members with the retry word added), the bare app sends its own.                                 Target: wrapped / bare >= 0.50
 //   error    GET /locked, the app's own JSON error (423 {"message", "code"}): the wrapped app keeps it
 //            and adds the retry word for an agent, the bare app sends it. Target: wrapped / bare >= 0.50,
 //            as for the converted 404: both read the body and answer in the contract.
@@ -326,10 +326,11 @@ export async function check(server: { adapter: Adapter; origin: string }, what: 
     } catch {
       // not JSON: reported below
     }
-    const valid = envelope !== null && validateEnvelope(envelope).valid;
-    const code = valid ? (envelope as { error: { code: string } }).error.code : null;
-    if (agent.status !== 404 || !agent.type.startsWith('application/json') || code !== 'not_found')
-      throw new CannotMeasure(`${what}: an agent's GET /missing gave ${agent.status} ${agent.type} ${JSON.stringify(agent.body.toString().slice(0, 200))}, not a valid not_found envelope`);
+    // A page becomes the envelope; Fastify's own JSON 404 stays, with the retry word it lacks added.
+    const own = server.adapter === 'fastify' ? JSON.parse(browser.body.toString()) : null;
+    const valid = envelope !== null && (own !== null ? JSON.stringify(envelope) === JSON.stringify({ ...own, retry: 'no' }) : validateEnvelope(envelope).valid && (envelope as { error: { code: string } }).error.code === 'not_found');
+    if (agent.status !== 404 || !agent.type.startsWith('application/json') || !valid)
+      throw new CannotMeasure(`${what}: an agent's GET /missing gave ${agent.status} ${agent.type} ${JSON.stringify(agent.body.toString().slice(0, 200))}, not ${own !== null ? "Fastify's own 404 with the retry word added" : 'a valid not_found envelope'}`);
   }
   // The app's own JSON error: as it is for a bare app, with the retry word added for a wrapped one; never another status.
   const locked = await get(server.origin, PATHS.error, AGENT_ACCEPT);

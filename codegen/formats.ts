@@ -69,15 +69,20 @@ export function formatTable(formats: readonly FormatEntry[]): string {
 
 /** The text of generated/formats.ts. */
 export function emitFormats(formats: readonly FormatEntry[]): string {
+  // The places once, in FORMAT_PLACES, which is what a site needs at run time (a bundle that imports
+  // only it leaves the names and sources out); ERROR_FORMATS names each format beside its places.
+  const places = formats.map((f) => ({ match: f.match, code: f.code, ...(f.retry ? { retry: f.retry } : {}), message: f.message, delay: f.delay, field: f.field }));
+  const named = formats.map((f, i) => {
+    const { id, name, source, retry_from } = f;
+    const head = JSON.stringify({ id, name, source, ...(retry_from ? { retry_from } : {}) }, null, 2).slice(0, -2);
+    return `${head.replace(/\n/g, '\n  ')},\n    ...FORMAT_PLACES[${i}],\n  }`;
+  });
   return [
     scriptHeader(FORMATS_SOURCE),
-    constExport('The error body formats this package recognises when none is named, in the order they are tried.', 'ERROR_FORMATS', formats),
-    // What a site needs at run time, the places alone (no names, no sources): a bundle that imports only this leaves the rest out.
-    constExport(
-      'Where each recognised format keeps each part, in the order they are tried: ERROR_FORMATS without its names and sources (a format whose codes say what to do has no retry places).',
-      'FORMAT_PLACES',
-      formats.map((f) => ({ match: f.match, code: f.code, retry: f.retry ?? [], message: f.message, delay: f.delay, field: f.field })),
-    ),
+    constExport('Where each recognised format keeps each part, in the order they are tried (a format whose codes say what to do has no retry member).', 'FORMAT_PLACES', places),
+    '/** The error body formats this package recognises when none is named, in the order they are tried: each one\'s id, name and source, and its places. */',
+    `export const ERROR_FORMATS = [\n  ${named.join(',\n  ')},\n] as const;`,
+    '',
     '/** The id of an error body format. */',
     "export type ErrorFormatId = (typeof ERROR_FORMATS)[number]['id'];",
     '',

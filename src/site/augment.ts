@@ -14,7 +14,11 @@ import type { HeadersInput } from '../core/headers.js';
 /** Where a format keeps each part, first place first. */
 type Places = Readonly<Record<Part, readonly string[]>>;
 
-const KNOWN: readonly (Places & { readonly match: readonly string[] })[] = FORMAT_PLACES;
+const KNOWN: readonly (Places & { readonly match: readonly string[] })[] = FORMAT_PLACES.map((f) => ({
+  ...f,
+  // A format whose codes say what to do (google.rpc.Status, Stripe) has no place for a word.
+  retry: 'retry' in f ? f.retry : [],
+}));
 
 /** The format of last resort: what a body that matches no other keeps at its top. */
 const TOP: Places = KNOWN[KNOWN.length - 1]!;

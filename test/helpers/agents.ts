@@ -121,7 +121,7 @@ export async function expectSuccessUntouched(get: Get): Promise<void> {
   expect(await a.text()).toBe(await b.text());
 }
 
-/** The app's /sold-out is a 404 page titled "Sold out": out_of_stock for an agent, at the 409 the contract gives it. */
+/** The app's /sold-out is a 404 page titled "Sold out": out_of_stock for an agent, at the 404 the app sent. */
 export async function expectSoldOut(get: Get): Promise<Response> {
   const res = await get('/sold-out', AGENT);
   // The app's status, kept: the code says sold out, the status stays the 404 the app sent.
