@@ -197,7 +197,10 @@ export interface Conversion {
 /** A response header of an app's, by its lower-case name: node's plain object read directly, anything else (a Headers among them) through toHeaders. */
 function headerOf(headers: HeadersInput, name: string): string | null {
   if (headers && !Array.isArray(headers) && typeof headers === 'object' && !(Symbol.iterator in headers)) {
-    const value = (headers as Record<string, unknown>)[name];
+    const record = headers as Record<string, unknown>;
+    let value = record[name];
+    // Node lower-cases its names; a record an app or a framework built may not (Hono's { 'Content-Type': ... }).
+    if (value === undefined) for (const key in record) if (key.toLowerCase() === name) value = record[key];
     return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
   }
   return toHeaders(headers).get(name);

@@ -54,7 +54,8 @@ const servers: Record<string, () => Promise<Running>> = {
     app.use(agentFriendlyHono(options));
     app.get('/r/:id', (c) => {
       const { status, text } = answerOf(c.req.param('id'));
-      return c.body(text, status as 400, { 'content-type': 'application/json' });
+      // c.json, as Hono apps answer: on @hono/node-server its headers reach AgentFriendly as { 'Content-Type': ... }.
+      return c.json(JSON.parse(text) as object, status as 400);
     });
     const server = await new Promise<Server>((resolve) => {
       const made = serveHono({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(made as Server));
