@@ -6,39 +6,64 @@
 import { FORMAT_PLACES } from '../../generated/formats.js';
 import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { Envelope } from '../../generated/types.js';
-import { PARTS, valueAt, type ErrorFormat, type Part, type RetryByCode } from '../core/format.js';
+import { PARTS, type ErrorFormat, type Part, type RetryByCode } from '../core/format.js';
 import { fromResponseUnchecked } from '../core/from-response.js';
 import { isRecord, unescapeToken, type JsonObject } from '../core/json.js';
 import type { HeadersInput } from '../core/headers.js';
 
-/** Where a format keeps each part, first place first. */
-type Places = Readonly<Record<Part, readonly string[]>>;
+/** A place as its keys, unescaped once (`*` for every item of a list). */
+type Path = readonly string[];
 
-const KNOWN: readonly (Places & { readonly match: readonly string[] })[] = FORMAT_PLACES.map((f) => ({
-  ...f,
+/** Where a format keeps each part, first place first, each place as its keys. */
+type Places = Readonly<Record<Part, readonly Path[]>>;
+
+/** A JSON pointer as its keys. */
+const pathOf = (place: string): Path => place.slice(1).split('/').map(unescapeToken);
+
+const compile = (places: Readonly<Partial<Record<Part, readonly string[]>>>): Places =>
+  Object.fromEntries(PARTS.map((part) => [part, (places[part] ?? []).map(pathOf)])) as unknown as Places;
+
+// Compiled once: a response is read by keys, never by splitting pointers (an error answer costs about a microsecond less per place).
+const KNOWN: readonly (Places & { readonly match: readonly Path[] })[] = FORMAT_PLACES.map((f) => ({
   // A format whose codes say what to do (google.rpc.Status, Stripe) has no place for a word.
-  retry: 'retry' in f ? f.retry : [],
+  ...compile({ ...f, retry: 'retry' in f ? f.retry : [] }),
+  match: f.match.map(pathOf),
 }));
 
 /** The format of last resort: what a body that matches no other keeps at its top. */
 const TOP: Places = KNOWN[KNOWN.length - 1]!;
 
-/** The places of a team's declared format. */
-const declaredPlaces = (format: ErrorFormat): Places =>
-  Object.fromEntries(PARTS.map((part) => [part, format[part] === undefined ? [] : [format[part]]])) as unknown as Places;
+/** The places of each team's declared format, compiled once per format object (an adapter's options hold one). */
+const DECLARED = new WeakMap<ErrorFormat, Places>();
+
+/** What a body has at a place: its value, or undefined; `*` takes the first item. */
+function at(body: unknown, path: Path): unknown {
+  let current = body;
+  for (const key of path) {
+    if (key === '*') current = Array.isArray(current) ? current[0] : undefined;
+    else current = isRecord(current) && Object.hasOwn(current, key) ? current[key] : undefined;
+    if (current === undefined) return undefined;
+  }
+  return current;
+}
 
 /** The places to add into: the team's format, else the first recognised format whose members the body has (the last has none to match). */
 function placesOf(body: JsonObject, format: ErrorFormat | undefined): Places {
-  if (format !== undefined) return declaredPlaces(format);
-  return KNOWN.find((f) => f.match.every((place) => valueAt(body, place) !== undefined)) ?? KNOWN[KNOWN.length - 1]!;
+  if (format !== undefined) {
+    let places = DECLARED.get(format);
+    if (places === undefined) DECLARED.set(format, (places = compile(Object.fromEntries(PARTS.map((part) => [part, format[part] === undefined ? [] : [format[part]]])))));
+    return places;
+  }
+  for (const f of KNOWN) if (f.match.every((path) => at(body, path) !== undefined)) return f;
+  return TOP;
 }
 
 /**
- * Sets `value` at `place` in `body` where nothing is there: through members it makes as it goes,
+ * Sets `value` at `path` in `body` where nothing is there: through members it makes as it goes,
  * and into every item of a list at `*`. False when the way is blocked (a member on the way is a
  * string, a list is empty): the part is then not added, and nothing else is touched.
  */
-function addAt(body: unknown, tokens: readonly string[], value: unknown): boolean {
+function addAt(body: unknown, tokens: Path, value: unknown): boolean {
   const [token, ...rest] = tokens;
   if (token === '*') {
     if (!Array.isArray(body) || body.length === 0) return false;
@@ -48,31 +73,29 @@ function addAt(body: unknown, tokens: readonly string[], value: unknown): boolea
     return true;
   }
   if (!isRecord(body) || token === undefined) return false;
-  const key = unescapeToken(token);
   if (rest.length === 0) {
-    if (Object.hasOwn(body, key)) return false;
-    body[key] = value;
+    if (Object.hasOwn(body, token)) return false;
+    body[token] = value;
     return true;
   }
-  if (!Object.hasOwn(body, key)) {
+  if (!Object.hasOwn(body, token)) {
     if (rest[0] === '*') return false;
-    body[key] = {};
+    body[token] = {};
   }
-  return addAt(body[key], rest, value);
+  return addAt(body[token], rest, value);
 }
 
 /** True when addAt would succeed on this item. */
-function canAdd(body: unknown, tokens: readonly string[]): boolean {
+function canAdd(body: unknown, tokens: Path): boolean {
   const [token, ...rest] = tokens;
   if (token === '*') return Array.isArray(body) && body.length > 0 && body.every((item) => canAdd(item, rest));
   if (!isRecord(body) || token === undefined) return false;
-  const key = unescapeToken(token);
-  if (rest.length === 0) return !Object.hasOwn(body, key);
-  return Object.hasOwn(body, key) ? canAdd(body[key], rest) : rest[0] !== '*';
+  if (rest.length === 0) return !Object.hasOwn(body, token);
+  return Object.hasOwn(body, token) ? canAdd(body[token], rest) : rest[0] !== '*';
 }
 
 /** True when the body has something at one of the places. */
-const hasAny = (body: unknown, places: readonly string[]): boolean => places.some((place) => (valueAt(body, place) ?? null) !== null);
+const hasAny = (body: unknown, paths: readonly Path[]): boolean => paths.some((path) => (at(body, path) ?? null) !== null);
 
 /** What augment adds: the body (null when nothing was added to it) and the delay to send as Retry-After too (null for none). */
 export interface Augmented {
@@ -109,8 +132,8 @@ export function augment(body: JsonObject, status: number, headers: HeadersInput,
     // in its format: what was added once is not added again (a response that passes two adapters).
     if (value === null || hasAny(body, where) || hasAny(body, TOP[part])) continue;
     // The format's places in order, then the top of the body (a format whose member is a string, {"error": "Not Found"}, has no room inside it).
-    for (const place of [...where, ...TOP[part]]) {
-      if (addAt(body, place.slice(1).split('/'), value)) {
+    for (const path of [...where, ...TOP[part]]) {
+      if (addAt(body, path, value)) {
         added = true;
         break;
       }

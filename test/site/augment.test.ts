@@ -2,7 +2,8 @@
 // what the contract needs added in the body's own format, and read back by fromResponse.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { convertAppError } from '../../src/site/index.js';
+import { convertAppError, isAgentRequest } from '../../src/site/index.js';
+import { agentFriendlyFetch } from '../../src/site/fetch.js';
 import { fromResponse } from '../../src/agent/index.js';
 import { CODES } from '../../src/index.js';
 import { agentError } from '../../src/site/agent-error.js';
@@ -164,5 +165,26 @@ describe("AgentError in a team's own format", () => {
     expect(() => error.toFormat(format, [] as never)).toThrow(/toFormat: members must be an object of the team's own members/);
     expect(() => error.toFormat({ code: '/meta/code' }, { meta: 'x' })).toThrow(/toFormat: format must be places the members can hold \(code at \/meta\/code/);
     expect(() => error.render('application/json', undefined, { formats: format } as never)).toThrow(/render: unknown option "formats" \(did you mean "format"\?\)/);
+  });
+});
+
+describe("who counts as an agent, narrowed with agents: 'signed'", () => {
+  const signed = { accept: 'application/json', signature: 'sig1=:AAAA:', 'signature-input': 'sig1=("@authority");created=1700000000;keyid="k"' };
+  const page = () => new Response('<title>Sold out</title>', { status: 404, headers: { 'content-type': 'text/html' } });
+
+  it('answers only a caller that signs its requests; a JSON client that does not gets the app\'s own answer', async () => {
+    const site = agentFriendlyFetch(page, { agents: 'signed' });
+    const json = await site(new Request('https://shop.example/x', { headers: { accept: 'application/json' } }));
+    expect([json.status, await json.text()]).toEqual([404, '<title>Sold out</title>']);
+    const agent = await site(new Request('https://shop.example/x', { headers: signed }));
+    expect([agent.status, (await agent.json()).error.code]).toEqual([404, 'out_of_stock']);
+    expect(isAgentRequest({ headers: { accept: 'application/json' } }, { agents: 'signed' })).toBe(false);
+    expect(isAgentRequest({ headers: { accept: 'application/json' } })).toBe(true);
+    expect(isAgentRequest({ headers: signed }, { agents: 'signed' })).toBe(true);
+  });
+
+  it('refuses any other value, by name', () => {
+    expect(() => agentFriendlyFetch(page, { agents: 'json' as never })).toThrow(/agentFriendlyFetch: agents must be "accept" or "signed" \(got "json"\)/);
+    expect(() => isAgentRequest({ headers: {} }, { agent: 'signed' } as never)).toThrow(/isAgentRequest: unknown option "agent" \(did you mean "agents"\?\)/);
   });
 });
