@@ -28,7 +28,7 @@ import { POLICIES, renderDialect, runLoop } from '../src/agent/loop.js';
 import { createRedisStore } from '../src/agent/entries/redis.js';
 import { agentUndici } from '../src/agent/undici.js';
 import { diffCatalog, formatFindings, lintOpenApi, toGithubAnnotations, toJunit, toSarif, violations } from '../src/tools/lint.js';
-import { AgentError, agentError, defineSiteCodes, renderProblemPage, siteError, translateUpstream } from '../src/site/index.js';
+import { AgentError, agentError, convertAppError, defineSiteCodes, isAgentRequest, renderProblemPage, siteError, translateUpstream } from '../src/site/index.js';
 import { agentFriendlyExpress, agentFriendlyExpressErrorHandler } from '../src/site/express.js';
 import { agentFriendlyFastify } from '../src/site/fastify.js';
 import { agentFriendlyFetch } from '../src/site/entries/fetch.js';
@@ -132,6 +132,8 @@ const CALLS: Readonly<Record<string, Call>> = {
   AgentError: (o) => new AgentError('options_test_class', over({ status: 409, retry: 'refetch' }, o) as never),
   siteError: (o) => siteError('options_test_other', over({ status: 409, retry: 'refetch' }, o) as never),
   renderProblemPage: (o) => renderProblemPage('GET', '/problems/internal', {}, o),
+  convertAppError: (o) => convertAppError({ status: 404, headers: {}, body: null }, 'application/json', 'https://shop.example', o),
+  isAgentRequest: (o) => isAgentRequest({ headers: {} }, o),
   translateUpstream: (o) => translateUpstream(anError, o),
   agentFriendlyExpress: (o) => agentFriendlyExpress(o),
   agentFriendlyExpressErrorHandler: (o) => agentFriendlyExpressErrorHandler(o),

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { validateEnvelope, validateProblem } from '../../src/index.js';
+import { fromResponse } from '../../src/core/from-response.js';
 import { AGENT, ANY, BROWSER, PROBLEM, SIGNED } from './agents.js';
 import { ADAPTERS, AGENT_ERROR, JSON_BODY, LIMIT, SECRET, STREAM_SIZES, streamBody, type Adapter, type Ready, type ServerStats, type ToServer } from './load-shared.js';
 
@@ -294,6 +295,16 @@ export function checkAgentError(outcome: Outcome, format: 'envelope' | 'problem'
     value = JSON.parse(outcome.body.toString('utf8'));
   } catch {
     return [...problems, `not JSON: ${outcome.body.toString('utf8').slice(0, 120)}`];
+  }
+  // An app's own JSON error (Fastify's 404, @fastify/rate-limit's 429) stays the app's for a JSON
+  // agent, the contract added in its own format: read as an agent reads it, its delay in both places.
+  if (format === 'envelope' && (typeof value !== 'object' || value === null || typeof value.error !== 'object')) {
+    const read = fromResponse(outcome.status, outcome.headers, value).error;
+    if (read.code !== expected.code) problems.push(`the app's own JSON read as ${read.code}, expected ${expected.code}`);
+    if (typeof value.retry !== 'string') problems.push(`the app's own JSON without a retry word added: ${JSON.stringify(value).slice(0, 120)}`);
+    const header = outcome.headers['retry-after'];
+    if ((read.retry_after === null ? header !== undefined : header !== String(read.retry_after)) && read.retry === 'after_delay') problems.push(`Retry-After ${String(header)} with a body delay of ${String(read.retry_after)}`);
+    return problems;
   }
   const verdict = format === 'problem' ? validateProblem(value) : validateEnvelope(value);
   if (!verdict.valid) problems.push(`invalid ${format}: ${verdict.errors.map((e) => `${e.pointer} ${e.message}`).join('; ')}`);
