@@ -38,7 +38,7 @@ const plainRows = (bench: string) => (json: Json): ReportRow[] =>
   (json.rows as Json[]).map((r) => ({ bench, measure: String(r.measure), ratio: r.ratio, target: targetText(r.target), verdict: r.verdict }));
 
 const ADAPTER_NAMES: Record<string, string> = { node: 'node:http', express: 'Express', fastify: 'Fastify', hono: 'Hono, middleware', fetch: 'Hono, agentFriendlyFetch(app.fetch)' };
-const CASE_NAMES: Record<string, string> = { json: '1 KB JSON', stream: '1 MiB stream', '404': "app's 404, converted" };
+const CASE_NAMES: Record<string, string> = { json: '1 KB JSON', stream: '1 MiB stream', '404': "app's 404, converted", error: "app's own JSON 423, augmented" };
 
 /** The benchmarks, in the order they run. */
 export const BENCHES: readonly { name: string; file: string; what: string; rows: (json: Json) => ReportRow[] }[] = [
