@@ -480,6 +480,9 @@ async function main(): Promise<void> {
     stopServer(child);
   }
 
+  // What an agent feels: a response's reading beside the loopback round trip it came over (bare fetch's, client 200's baseline).
+  const perResponse = corpusRow.valueA / loaded.items.length;
+  corpusRow.measure += ` (a response ${perResponse.toFixed(1)} us, ${((perResponse / client200.valueB) * 100).toFixed(1)} % of a loopback round trip with bare fetch, ${client200.valueB.toFixed(0)} us)`;
   const rows = [corpusRow, strings.row, bytes.row, client200, client404];
   const context = {
     node: process.version,
