@@ -1,4 +1,4 @@
-// schema/formats.json -> generated/formats.ts, and the formats table of generated/LINT.md and docs/tooling.md.
+// schema/formats.json -> generated/formats.ts and generated/error-formats.ts, and the formats table of generated/LINT.md and docs/tooling.md.
 import { scriptHeader } from './header.js';
 import { checkRules, constExport, markdownTable, readRules, ruleFile } from './rules.js';
 import { CatalogError, type Catalog, type CatalogProblem } from './catalog-model.js';
@@ -67,24 +67,34 @@ export function formatTable(formats: readonly FormatEntry[]): string {
   );
 }
 
-/** The text of generated/formats.ts. */
-export function emitFormats(formats: readonly FormatEntry[]): string {
-  // The places once, in FORMAT_PLACES, which is what a site needs at run time (a bundle that imports
-  // only it leaves the names and sources out); ERROR_FORMATS names each format beside its places.
+/**
+ * The texts of generated/formats.ts, the places of each format (FORMAT_PLACES), which is what a site
+ * needs at run time, and generated/error-formats.ts, each format's id, name and source beside its
+ * places (ERROR_FORMATS), which the lint and the docs read. Two modules, so that a bundle of the site
+ * side never holds the names and sources: a table that spreads another is kept whole by a bundler.
+ */
+export function emitFormats(formats: readonly FormatEntry[]): { places: string; named: string } {
   const places = formats.map((f) => ({ match: f.match, code: f.code, ...(f.retry ? { retry: f.retry } : {}), message: f.message, delay: f.delay, field: f.field }));
   const named = formats.map((f, i) => {
     const { id, name, source, retry_from } = f;
     const head = JSON.stringify({ id, name, source, ...(retry_from ? { retry_from } : {}) }, null, 2).slice(0, -2);
     return `${head.replace(/\n/g, '\n  ')},\n    ...FORMAT_PLACES[${i}],\n  }`;
   });
-  return [
-    scriptHeader(FORMATS_SOURCE),
-    constExport('Where each recognised format keeps each part, in the order they are tried (a format whose codes say what to do has no retry member).', 'FORMAT_PLACES', places),
-    '/** The error body formats this package recognises when none is named, in the order they are tried: each one\'s id, name and source, and its places. */',
-    `export const ERROR_FORMATS = [\n  ${named.join(',\n  ')},\n] as const;`,
-    '',
-    '/** The id of an error body format. */',
-    "export type ErrorFormatId = (typeof ERROR_FORMATS)[number]['id'];",
-    '',
-  ].join('\n');
+  return {
+    places: [
+      scriptHeader(FORMATS_SOURCE),
+      constExport('Where each recognised format keeps each part, in the order they are tried (a format whose codes say what to do has no retry member).', 'FORMAT_PLACES', places),
+    ].join('\n'),
+    named: [
+      scriptHeader(FORMATS_SOURCE),
+      "import { FORMAT_PLACES } from './formats.js';",
+      '',
+      '/** The error body formats this package recognises when none is named, in the order they are tried: each one\'s id, name and source, and its places. */',
+      `export const ERROR_FORMATS = [\n  ${named.join(',\n  ')},\n] as const;`,
+      '',
+      '/** The id of an error body format. */',
+      "export type ErrorFormatId = (typeof ERROR_FORMATS)[number]['id'];",
+      '',
+    ].join('\n'),
+  };
 }

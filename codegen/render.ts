@@ -69,7 +69,9 @@ export async function renderGenerated(catalog: Catalog, options: { rules?: boole
   for (const [path, text] of moduleFiles('problem-pages', modules.get('problem-pages')!, form)) files.set(path, text);
   if (options.rules !== false) {
     const [rules, formats] = [await loadLintRules(), await loadFormats(catalog)];
-    files.set('formats.ts', emitFormats(formats));
+    const { places, named } = emitFormats(formats);
+    files.set('formats.ts', places);
+    files.set('error-formats.ts', named);
     files.set('lint-rules.ts', emitLintRules(rules));
     files.set('LINT.md', emitLintMd(rules, formats));
     files.set('violation-rules.ts', emitViolationRules(await loadViolationRules(catalog)));

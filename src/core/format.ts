@@ -38,7 +38,7 @@ export function isErrorFormat(value: unknown): value is ErrorFormat {
 }
 
 /** What `format` takes, in words, for a refusal. */
-export const FORMAT_WORDS = `an error format: JSON pointers into the body for any of ${PARTS.join(', ')} (such as { code: "/code", retry: "/next_step" })`;
+export const FORMAT_WORDS = `an error format, JSON pointers for any of ${PARTS.join(', ')} ({ code: "/code" })`;
 
 /** True for a map of codes to retry words. */
 export function isRetryByCode(value: unknown): value is RetryByCode {
@@ -48,7 +48,7 @@ export function isRetryByCode(value: unknown): value is RetryByCode {
 }
 
 /** What `retryByCode` takes, in words. */
-export const RETRY_BY_CODE_WORDS = 'a map of the site\'s own codes to retry words (such as { ORDER_LOCKED: "refetch" })';
+export const RETRY_BY_CODE_WORDS = 'a map of the site\'s own codes to retry words';
 
 /** What a body has at a place: its value, or undefined; `*` takes the first item. */
 export function valueAt(body: unknown, place: string): unknown {

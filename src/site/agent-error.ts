@@ -207,7 +207,7 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     const parts: Readonly<Record<Part, unknown>> = { code: this.code, message: this.message, field: this.field, retry: this.retry, delay: this.retryAfter };
     for (const part of PARTS) {
       const place = format[part];
-      if (place !== undefined && parts[part] !== null && !putAt(body, place, parts[part])) refuse('toFormat', 'format', `places the members can hold (${part} at ${place} goes through a member that is neither an object nor a list)`, members);
+      if (place !== undefined && parts[part] !== null && !putAt(body, place, parts[part])) refuse('toFormat', 'format', `places the members can hold (${part} at ${place})`, members);
     }
     return body;
   }

@@ -61,37 +61,27 @@ function placesOf(body: JsonObject, format: ErrorFormat | undefined): Places {
 /**
  * Sets `value` at `path` in `body` where nothing is there: through members it makes as it goes,
  * and into every item of a list at `*`. False when the way is blocked (a member on the way is a
- * string, a list is empty): the part is then not added, and nothing else is touched.
+ * string, a list is empty): the part is then not added, and nothing else is touched. With `dry`,
+ * only says whether it would succeed.
  */
-function addAt(body: unknown, tokens: Path, value: unknown): boolean {
+function addAt(body: unknown, tokens: Path, value: unknown, dry = false): boolean {
   const [token, ...rest] = tokens;
   if (token === '*') {
-    if (!Array.isArray(body) || body.length === 0) return false;
     // Every item, or none: a list half-changed would say two things.
-    if (!body.every((item) => canAdd(item, rest))) return false;
-    for (const item of body) addAt(item, rest, value);
+    if (!Array.isArray(body) || body.length === 0 || !body.every((item) => addAt(item, rest, value, true))) return false;
+    if (!dry) for (const item of body) addAt(item, rest, value);
     return true;
   }
   if (!isRecord(body) || token === undefined) return false;
+  const has = Object.hasOwn(body, token);
   if (rest.length === 0) {
-    if (Object.hasOwn(body, token)) return false;
-    body[token] = value;
-    return true;
+    if (!has && !dry) body[token] = value;
+    return !has;
   }
-  if (!Object.hasOwn(body, token)) {
-    if (rest[0] === '*') return false;
-    body[token] = {};
-  }
-  return addAt(body[token], rest, value);
-}
-
-/** True when addAt would succeed on this item. */
-function canAdd(body: unknown, tokens: Path): boolean {
-  const [token, ...rest] = tokens;
-  if (token === '*') return Array.isArray(body) && body.length > 0 && body.every((item) => canAdd(item, rest));
-  if (!isRecord(body) || token === undefined) return false;
-  if (rest.length === 0) return !Object.hasOwn(body, token);
-  return Object.hasOwn(body, token) ? canAdd(body[token], rest) : rest[0] !== '*';
+  if (has) return addAt(body[token], rest, value, dry);
+  if (rest[0] === '*') return false;
+  if (!dry) body[token] = {};
+  return dry || addAt(body[token], rest, value);
 }
 
 /** True when the body has something at one of the places. */

@@ -2,7 +2,7 @@
 // and the field at fault. The lint reads it from the body's schema: by the format a team names in its
 // config, or else by the first of the formats it recognises by itself (ERROR_FORMATS, generated from
 // schema/formats.json) whose members the schema has. Nothing here names a member of any format.
-import { ERROR_FORMATS } from '../../generated/formats.js';
+import { ERROR_FORMATS } from '../../generated/error-formats.js';
 import { isKnownCode } from '../core/catalog.js';
 import { isRecord, own, unescapeToken } from '../core/json.js';
 import { PARTS, valueAt, type ErrorFormat, type Part } from '../core/format.js';

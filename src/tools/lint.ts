@@ -4,7 +4,7 @@ export type { ValidationIssue, ValidationResult } from '../core/validate.js';
 export { VIOLATION_RULES, violations, type CatalogBodies, type CatalogBody, type Violation, type ViolationRule, type ViolationRuleInfo, type ViolationsOptions } from './violations.js';
 export { formatFindings, lintOpenApi, LintInputError, type FormatFindingsOptions, type LintFinding, type LintOpenApiOptions } from './lint-openapi.js';
 export { LINT_RULES, type LintRuleId } from '../../generated/lint-rules.js';
-export { ERROR_FORMATS, type ErrorFormatId } from '../../generated/formats.js';
+export { ERROR_FORMATS, type ErrorFormatId } from '../../generated/error-formats.js';
 export { checkLintConfig, readLintConfig, SPEC_CONFIG_MEMBER, type LintConfig, type RuleSetting, type Severity } from './lint-config.js';
 export type { ErrorFormat } from './lint-format.js';
 export { baselineOf, checkBaseline, compareWithBaseline, toGithubAnnotations, toJunit, type BaselineEntry, type LintBaseline, type ReportOptions } from './lint-report.js';

@@ -278,7 +278,7 @@ describe("fromResponse on seed 002's four fields in a site's own format", () => 
   });
 
   it('refuses a format or a retryByCode it cannot use, by name', () => {
-    expect(() => fromResponse(400, null, '', { format: { code: 'code' } })).toThrow(/fromResponse: format must be an error format: JSON pointers/);
+    expect(() => fromResponse(400, null, '', { format: { code: 'code' } })).toThrow(/fromResponse: format must be an error format, JSON pointers for any of code, retry, message, delay, field/);
     expect(() => fromResponse(400, null, '', { format: { kode: '/code' } as never })).toThrow(/format must be/);
     expect(() => fromResponse(400, null, '', { retryByCode: { ORDER_LOCKED: 'wait' } as never })).toThrow(/fromResponse: retryByCode must be a map of the site's own codes to retry words/);
   });

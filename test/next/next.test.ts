@@ -160,14 +160,14 @@ describe('agentFriendlyNext in a built Next.js app', () => {
     expect(await response.text()).toContain('<a href="/problems/rate_limited">');
   });
 
-  it("converts the handler's own 404 JSON and HTML for an agent", async () => {
-    for (const id of ['missing-json', 'missing-html']) {
-      const response = await get(`/api/orders/${id}`, AGENT);
-      expect(response.status, id).toBe(404);
-      const body = await response.json();
-      expect(validateEnvelope(body, { received: true }).valid, id).toBe(true);
-      expect(body.error.code, id).toBe('not_found');
-    }
+  it("converts the handler's own 404 page for an agent, and keeps its own 404 JSON with what an agent needs added", async () => {
+    const page = await get('/api/orders/missing-html', AGENT);
+    expect(page.status).toBe(404);
+    const body = await page.json();
+    expect(validateEnvelope(body, { received: true }).valid).toBe(true);
+    expect(body.error.code).toBe('not_found');
+    const json = await get('/api/orders/missing-json', AGENT);
+    expect([json.status, await json.json()]).toEqual([404, { message: 'Order not found', code: 'not_found', retry: 'no' }]);
   });
 
   it("gives a browser the handler's own 404s unchanged, with Vary: Accept", async () => {

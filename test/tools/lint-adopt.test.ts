@@ -12,7 +12,7 @@ import { parseXml } from '@rgrove/parse-xml';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { ERROR_FORMATS } from '../../generated/formats.js';
+import { ERROR_FORMATS } from '../../generated/error-formats.js';
 import { LINT_RULES } from '../../generated/lint-rules.js';
 import { checkLintConfig } from '../../src/tools/lint-config.js';
 import { baselineOf, checkBaseline, compareWithBaseline, toGithubAnnotations, toJunit } from '../../src/tools/lint-report.js';

@@ -4,7 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ERROR_FORMATS } from '../../generated/formats.js';
+import { ERROR_FORMATS } from '../../generated/error-formats.js';
 import { lintOpenApi, type LintFinding, type LintOpenApiOptions } from '../../src/tools/lint.js';
 import { oneOperation } from '../helpers/openapi.js';
 

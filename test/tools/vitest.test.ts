@@ -387,7 +387,7 @@ describe('the arguments', () => {
     await refused((a) => a.toSatisfyAgentContract({ cdoe: 'rate_limited' } as never), 'toSatisfyAgentContract: unknown option "cdoe" (did you mean "code"?)');
     await refused((a) => a.toSatisfyAgentContract({ status: 429 } as never), 'toSatisfyAgentContract: status must be "catalog" or "any" (got 429)');
     await refused((a) => a.toSatisfyAgentContract({ statuss: 'any' } as never), 'toSatisfyAgentContract: unknown option "statuss" (did you mean "status"?)');
-    await refused((a) => a.toSatisfyAgentContract({ format: { code: 'code' } }), 'toSatisfyAgentContract: format must be an error format: JSON pointers into the body for any of code, retry, message, delay, field (such as { code: "/code", retry: "/next_step" }) (got {"code":"code"})');
+    await refused((a) => a.toSatisfyAgentContract({ format: { code: 'code' } }), 'toSatisfyAgentContract: format must be an error format, JSON pointers for any of code, retry, message, delay, field ({ code: "/code" }) (got {"code":"code"})');
   });
 
   it('toSatisfyAgentContract refuses a bad value of each option, saying what it takes', async () => {
