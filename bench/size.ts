@@ -1,5 +1,5 @@
 // The size budgets of the entry points people load on a hot path: each bundled with esbuild
-// (minified ESM for Node), then gzipped at level 9. /agent, what an agent loads, at most 28 KB;
+// (minified ESM for Node), then gzipped at level 9. /agent, what an agent loads, at most 29 KB;
 // /site and each adapter's own subpath, what a site loads, at most 27 KB each (/site itself 29). (They were 11 and 13
 // KB until fromResponse learnt to read the field of every framework's validation body and every bot
 // manager's wall, about 2.3 KB that both sides load: an agent to act on a fix_input, a site to turn
@@ -35,7 +35,10 @@
 // AgentFriendly adding the contract to an app's own JSON errors in their own format's places, with
 // the table of those places (generated/formats.ts's FORMAT_PLACES, without the names and sources
 // the lint prints) and the checks of the new options, about 1.7 KB on /site and on each adapter. So
-// /agent is 28 KB, each adapter 27 and /site 29.) The budget counts
+// /agent is 28 KB, each adapter 27 and /site 29. /agent was 28 KB until failureOf read what an SDK
+// threw (issue 37): the shapes of openai's and Anthropic's APIError, octokit's RequestError,
+// Stripe's, the AWS SDK v3's, Google's genai ApiError, axios', got's and ky's errors, and the codes
+// and names of a failure before any response, about 0.8 KB, so it is 29 KB.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //
@@ -47,8 +50,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 
-/** What an agent's hot path may weigh: 28 KB, minified and gzipped. */
-export const AGENT_BUDGET_BYTES = 28 * 1024;
+/** What an agent's hot path may weigh: 29 KB, minified and gzipped. */
+export const AGENT_BUDGET_BYTES = 29 * 1024;
 /** What a site's entry may weigh, the core or one framework's adapter: 27 KB, minified and gzipped. */
 export const SITE_BUDGET_BYTES = 27 * 1024;
 

@@ -5,17 +5,37 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { createRunner, failure, loadErrorPath, type AgentFailure } from './client.js';
 import type { AgentClientOptions } from './policy.js';
 import type { KeptAnswer } from './store.js';
+import { thrownError } from './thrown.js';
+import { adviceFor } from '../core/catalog.js';
 
 const read = new WeakMap<Response, AgentFailure>();
 
 /**
- * What an error response that an agentFetch function returned means, in the failure shape of the
- * whole agent side (`{ ok: false, error, advice, remembered? }`): read once, when it arrived, so
- * the caller's body stays unread. Undefined for a success, or a response it did not return.
- * @example const failure = failureOf(response); if (failure) console.log(failure.error.code, failure.advice);
+ * What a failure means, in the failure shape of the whole agent side (`{ ok: false, error, advice }`):
+ * - an error Response an agentFetch function returned, read once when it arrived, so the caller's
+ *   body stays unread;
+ * - what an SDK or an HTTP client threw, read by its shape (openai, @anthropic-ai/sdk, octokit,
+ *   stripe, the AWS SDK v3, @google/genai, axios, got, ky): the response it carries, as far as it
+ *   kept the body (with `response` when it is a Fetch Response), or a failure before any response
+ *   (a refused connection, a timeout) as `temporarily_unavailable`, with what was thrown as `cause`.
+ *
+ * Undefined for anything else: a success, a Response agentFetch did not return, an error of the app's own.
+ * @example try { await openai.chat.completions.create(request); } catch (e) { const failure = failureOf(e); if (failure) console.log(failure.error.retry, failure.advice); }
  */
-export function failureOf(response: Response): AgentFailure | undefined {
-  return read.get(response);
+export function failureOf(thrown: unknown): (AgentFailure & { readonly response?: Response }) | undefined {
+  if (thrown instanceof Response) return read.get(thrown);
+  let found: ReturnType<typeof thrownError>;
+  try {
+    // ky's HTTPError carries the very Response an agentFetch function returned, already read whole.
+    const carried = (thrown as { response?: unknown } | null)?.response;
+    if (carried instanceof Response && read.has(carried)) return read.get(carried);
+    found = thrownError(thrown);
+  } catch {
+    return undefined; // a getter that throws: nothing an SDK built
+  }
+  if (found === undefined) return undefined;
+  const { error, response } = found;
+  return { ok: false, error, advice: adviceFor(error), ...(response ? { response } : {}), ...(found.network ? { cause: thrown } : {}) };
 }
 
 /** The Response of a wait remembered for the site (memoryAnswer): what the site said, or the envelope. */
