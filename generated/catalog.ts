@@ -498,6 +498,11 @@ export const READERS = {
     "after_delay": "temporarily_unavailable",
     "once": "temporarily_unavailable"
   },
+  "problem_type": {
+    "https://iana.org/assignments/http-problem-types#quota-exceeded": "rate_limited",
+    "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity": "temporarily_unavailable",
+    "https://iana.org/assignments/http-problem-types#abnormal-usage-detected": "needs_human"
+  },
   "validation_phrase": {
     "required property": "missing_field",
     "is required": "missing_field",

@@ -303,13 +303,16 @@ function readProblem(body: JsonObject): Reading | null {
   if (type === null && !(str(body, 'title') !== null && (hasStatus || str(body, 'detail') !== null))) return null;
   // A type URI whose last segment is a catalog code names it: {base}/problems/{code}.
   const segment = type?.split(/[/#]/).pop() ?? null;
-  const code = asCode(str(body, 'code')) ?? (segment !== null && isKnownCode(segment) ? segment : null);
+  const named = asCode(str(body, 'code'));
+  // A registered rate-limit problem type (the IETF RateLimit draft's, the catalog's problem_type table).
+  const registered = named === null ? firstListed('the problem type', [['problem_type', type]]) : null;
+  const code = named ?? registered?.code ?? (segment !== null && isKnownCode(segment) ? segment : null);
   const nested = first(list(body, 'errors'));
   const field = str(body, 'param') ?? (nested ? (str(nested, 'param') ?? str(nested, 'field')) : null);
   const retry = retryIn(body);
   // This package's own problem (it has a code member) says the occurrence in detail and the type in title.
   const ours = str(body, 'code') !== null;
-  return reading(code, field, ours ? (str(body, 'detail') ?? str(body, 'title')) : (str(body, 'title') ?? str(body, 'detail')), retry, ours);
+  return reading(code, field, ours ? (str(body, 'detail') ?? str(body, 'title')) : (str(body, 'title') ?? str(body, 'detail')), retry, ours, registered?.code ? registered.why : undefined);
 }
 
 /**
