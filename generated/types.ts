@@ -112,6 +112,12 @@ export interface Problem {
    */
   retry_after_seconds?: number;
   /**
+   * The names of the RateLimit-Policy items the request exceeded, the member draft-ietf-httpapi-ratelimit-headers (section 5, Problem Types) defines for its problem types: sent when type is https://iana.org/assignments/http-problem-types#quota-exceeded (rate_limited), #temporary-reduced-capacity (temporarily_unavailable) or #abnormal-usage-detected (needs_human).
+   *
+   * @minItems 1
+   */
+  "violated-policies"?: [string, ...string[]];
+  /**
    * Cloudflare's member for the same decision (its agent error responses, https://developers.cloudflare.com/fundamentals/reference/error-responses/): whether the same request may succeed later, true exactly when next_step is wait.
    */
   retryable?: boolean;

@@ -160,8 +160,8 @@ const CALLS: Readonly<Record<string, Call>> = {
 
 /** Functions whose options the walk cannot see (a rest parameter, a returned builder), with their documented options. */
 const UNSEEN: Readonly<Record<string, { readonly options: readonly string[]; readonly call: Call }>> = {
-  'agentError (a catalog code, options as its rest parameter)': { options: ['message', 'field', 'retryAfter', 'errors', 'detail', 'instance', 'cause', 'payment'], call: (o) => agentError('internal', o) },
-  "defineSiteCodes(...).agentError (a site's own code)": { options: ['message', 'field', 'errors', 'detail', 'instance', 'cause'], call: (o) => siteAgentError('options_test_code', o) },
+  'agentError (a catalog code, options as its rest parameter)': { options: ['message', 'field', 'retryAfter', 'errors', 'detail', 'instance', 'cause', 'payment', 'violatedPolicies'], call: (o) => agentError('internal', o) },
+  "defineSiteCodes(...).agentError (a site's own code)": { options: ['message', 'field', 'errors', 'detail', 'instance', 'cause', 'violatedPolicies'], call: (o) => siteAgentError('options_test_code', o) },
 };
 
 /** The function an error names, where it is not the one the test calls it by. */

@@ -1,6 +1,6 @@
 // The two bodies from one envelope error: the envelope as it is, and RFC 9457 problem details with
 // this package's extension members. Builders and converters on the site side render through here.
-import { RETRY_WORDS } from '../../generated/catalog.js';
+import { READERS, RETRY_WORDS } from '../../generated/catalog.js';
 import type { EnvelopeError, Problem } from '../../generated/types.js';
 import { lookup } from './catalog.js';
 import { checkRules, refuse, type Checks } from './refuse.js';
@@ -15,6 +15,13 @@ export interface ProblemOptions {
   /** This occurrence, for people; the error's message when left out. */
   readonly detail?: string;
   readonly instance?: string;
+  /**
+   * The RateLimit-Policy items the request exceeded: the problem then takes the type the IETF
+   * RateLimit draft registers for its code (section 5: quota-exceeded for rate_limited,
+   * temporary-reduced-capacity for temporarily_unavailable, abnormal-usage-detected for needs_human)
+   * and names them in violated-policies.
+   */
+  readonly violatedPolicies?: readonly string[];
 }
 
 const text = (value: unknown): boolean => typeof value === 'string';
@@ -23,15 +30,24 @@ const PROBLEM_CHECKS: Checks<ProblemOptions> = {
   title: [text, 'a string'],
   detail: [text, 'a string'],
   instance: [text, 'a string'],
+  violatedPolicies: [(value) => Array.isArray(value) && value.length > 0 && value.every(text), 'a list of RateLimit-Policy item names'],
 };
+
+/** The problem type the IETF RateLimit draft registers for a code, if it registers one (the catalog's problem_type table read backwards). */
+export function registeredType(code: string): string | null {
+  for (const [type, registered] of Object.entries(READERS.problem_type)) if (registered === code) return type;
+  return null;
+}
 
 /** RFC 9457 problem details for an envelope error sent with `status`. */
 export function problemFrom(error: EnvelopeError, status: number, options: ProblemOptions = {}): Problem {
   checkRules('problemFrom', options, PROBLEM_CHECKS);
   if (!isRecord(error) || !Object.hasOwn(RETRY_WORDS, String(error.retry))) refuse('problemFrom', 'error', 'an envelope error { code, message, field, retry, retry_after }', error);
   const info = lookup(error.code);
+  const registered = options.violatedPolicies === undefined ? null : registeredType(error.code);
+  if (options.violatedPolicies !== undefined && registered === null) refuse('problemFrom', 'violatedPolicies', `given only for a code the IETF RateLimit draft has a problem type for (${Object.values(READERS.problem_type).join(', ')}), not ${error.code}`, options.violatedPolicies);
   const problem: Problem = {
-    type: `${(options.base ?? '').replace(/\/+$/, '')}/problems/${error.code}`,
+    type: registered ?? `${(options.base ?? '').replace(/\/+$/, '')}/problems/${error.code}`,
     title: options.title ?? (info.known ? info.title : error.message),
     status,
     detail: options.detail ?? error.message,
@@ -46,6 +62,7 @@ export function problemFrom(error: EnvelopeError, status: number, options: Probl
   problem.retryable = problem.next_step === 'wait';
   if (error.retry_after !== null) problem.retry_after = error.retry_after;
   if (error.payment) problem.payment = error.payment;
+  if (registered !== null) problem['violated-policies'] = [...options.violatedPolicies!] as Problem['violated-policies'];
   if (error.errors && error.errors.length > 0) {
     problem.errors = error.errors.map((e) => ({ param: e.field, code: e.code, detail: e.message })) as Problem['errors'];
   }

@@ -1,9 +1,9 @@
 // AgentError: the one error class of the site side. It cannot be built wrong: the catalog decides
 // status and retry word, and a code whose word needs a field or a delay refuses to be built without.
-import { CODE_PATTERN, CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import { CODE_PATTERN, CODES, READERS, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { AnyCode, Code, CodeRequirements, Envelope, FieldError, Payment, Problem, RetryWord } from '../../generated/types.js';
 import { isKnownCode, isRetryWord, PAY_WORD, PAYMENT_CODE } from '../core/catalog.js';
-import { errorHeaders, markdownFrom, problemFrom } from '../core/render.js';
+import { errorHeaders, markdownFrom, problemFrom, registeredType } from '../core/render.js';
 import { paymentHeaders, x402RequirementsOf } from '../core/payment.js';
 import { validateEnvelope } from '../core/validate.js';
 import { errorBodyKind, type ErrorBodyKind } from './accept.js';
@@ -37,6 +37,13 @@ export interface AgentErrorBaseOptions {
    * PAYMENT-REQUIRED header (version 2) and in the body; or a pay-per-crawl price, sent as crawler-price.
    */
   readonly payment?: Payment;
+  /**
+   * The RateLimit-Policy items the request exceeded, for rate_limited, temporarily_unavailable and
+   * needs_human: problem details then take the problem type the IETF RateLimit draft registers for
+   * the code (section 5: quota-exceeded, temporary-reduced-capacity, abnormal-usage-detected) and
+   * name them in violated-policies. Send the policies themselves in RateLimit-Policy.
+   */
+  readonly violatedPolicies?: readonly string[];
 }
 
 /** The options of a catalog code: what its retry word requires is required here. */
@@ -69,6 +76,7 @@ const OPTION_CHECKS: Checks<AgentErrorBaseOptions & Pick<SiteErrorOptions, 'stat
   errors: [Array.isArray, 'an array of { field, code, message }'],
   cause: ANY,
   payment: ANY,
+  violatedPolicies: [(value) => Array.isArray(value) && value.length > 0 && value.every(text), 'a list of the RateLimit-Policy item names the request exceeded'],
   status: ANY,
   retry: ANY,
 };
@@ -124,6 +132,8 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
   readonly title: string;
   /** What to pay, for a payment_required error; undefined for every other. */
   readonly payment: Payment | undefined;
+  /** The RateLimit-Policy items the request exceeded (violated-policies), when the site named them. */
+  readonly violatedPolicies: readonly string[] | undefined;
 
   /** Use agentError() or siteError(), which check their options at compile time too. */
   constructor(code: C, options: (AgentErrorBaseOptions & Partial<Pick<SiteErrorOptions, 'status' | 'retry' | 'title'>>) | undefined) {
@@ -161,6 +171,10 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     this.instance = options.instance;
     this.title = entry?.title ?? options.title ?? message;
     this.payment = options.payment === undefined ? undefined : (JSON.parse(JSON.stringify(options.payment)) as Payment);
+    if (options.violatedPolicies !== undefined && registeredType(String(code)) === null) {
+      refuse(who, 'violatedPolicies', `given only for a code the IETF RateLimit draft has a problem type for (${Object.values(READERS.problem_type).join(', ')})`, options.violatedPolicies);
+    }
+    this.violatedPolicies = options.violatedPolicies && [...options.violatedPolicies];
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -174,7 +188,7 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
 
   /** RFC 9457 problem details; `type` is `{base}/problems/{code}`, so it dereferences to the code's page. */
   toProblem(options: { base?: string } = {}): Problem {
-    return problemFrom(this.toEnvelope().error, this.status, { base: options.base, title: this.title, detail: this.detail, instance: this.instance });
+    return problemFrom(this.toEnvelope().error, this.status, { base: options.base, title: this.title, detail: this.detail, instance: this.instance, violatedPolicies: this.violatedPolicies });
   }
 
   /** The headers of each body: content type, Retry-After from the same number as the body, Vary: Accept. */
