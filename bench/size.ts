@@ -1,6 +1,6 @@
 // The size budgets of the entry points people load on a hot path: each bundled with esbuild
 // (minified ESM for Node), then gzipped at level 9. /agent, what an agent loads, at most 29 KB;
-// /site and each adapter's own subpath, what a site loads, at most 28 KB each (/site itself 29). (They were 11 and 13
+// /site and each adapter's own subpath, what a site loads, at most 28 KB each (/site itself 30). (They were 11 and 13
 // KB until fromResponse learnt to read the field of every framework's validation body and every bot
 // manager's wall, about 2.3 KB that both sides load: an agent to act on a fix_input, a site to turn
 // its framework's validation page into the contract. /agent was 14 KB until the client learnt to
@@ -41,7 +41,9 @@
 // and names of a failure before any response, about 0.8 KB, so it is 29 KB. Each adapter was 27 KB
 // until the IETF RateLimit draft's problem types were read and sent (issue 37): the catalog's
 // problem_type table, which both sides load, and violated-policies with the registered type in the
-// problem a site sends, about 0.3 KB; Fastify's adapter, the largest, had 32 B left, so it is 28 KB.) The budget counts
+// problem a site sends, about 0.3 KB; Fastify's adapter, the largest, had 32 B left, so it is 28 KB.
+// /site was 29 KB until A2A's errors were read (issue 37): the catalog's a2a_reason and
+// a2a_jsonrpc_code tables, which both sides load, about 0.3 KB, so it is 30 KB.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //
@@ -58,8 +60,8 @@ export const AGENT_BUDGET_BYTES = 29 * 1024;
 /** What a site's entry may weigh, the core or one framework's adapter: 28 KB, minified and gzipped. */
 export const SITE_BUDGET_BYTES = 28 * 1024;
 
-/** What /site, which also exports the builders (a site's own codes' among them), may weigh: 29 KB. */
-export const SITE_ROOT_BUDGET_BYTES = 29 * 1024;
+/** What /site, which also exports the builders (a site's own codes' among them), may weigh: 30 KB. */
+export const SITE_ROOT_BUDGET_BYTES = 30 * 1024;
 
 /** The entry points under budget: subpath, its file in the built package, and its budget. */
 export const BUDGETED = [

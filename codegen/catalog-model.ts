@@ -38,7 +38,7 @@ export interface Catalog {
   status_defaults: Record<string, string>;
   status_fallbacks: { '4xx': string; '5xx': string };
   unknown_code: string;
-  readers: Record<'signals' | 'next_step' | 'google_status' | 'stripe_type' | 'stripe_code' | 'github_error_code' | 'openai_code' | 'bearer_error' | 'aws_throttling' | 'aws_common' | 'aws_s3' | 'aws_dynamodb' | 'graphql_apollo' | 'graphql_github' | 'graphql_shopify' | 'jsonrpc_code' | 'slack_error' | 'google_reason' | 'kubernetes_reason' | 'azure_code' | 'salesforce_code' | 'hubspot_category' | 'notion_code' | 'elasticsearch_type' | 'anthropic_type' | 'cloudflare_retryable' | 'cloudflare_category' | 'x402_error' | 'crawler_error' | 'crawler_error_header' | 'validation_keyword' | 'validation_phrase' | 'upstream_caller_field' | 'upstream_caller_payment' | 'upstream_site' | 'problem_type', Record<string, string>>;
+  readers: Record<'signals' | 'next_step' | 'google_status' | 'stripe_type' | 'stripe_code' | 'github_error_code' | 'openai_code' | 'bearer_error' | 'aws_throttling' | 'aws_common' | 'aws_s3' | 'aws_dynamodb' | 'graphql_apollo' | 'graphql_github' | 'graphql_shopify' | 'jsonrpc_code' | 'slack_error' | 'google_reason' | 'kubernetes_reason' | 'azure_code' | 'salesforce_code' | 'hubspot_category' | 'notion_code' | 'elasticsearch_type' | 'anthropic_type' | 'cloudflare_retryable' | 'cloudflare_category' | 'x402_error' | 'crawler_error' | 'crawler_error_header' | 'validation_keyword' | 'validation_phrase' | 'upstream_caller_field' | 'upstream_caller_payment' | 'upstream_site' | 'problem_type' | 'a2a_reason' | 'a2a_jsonrpc_code', Record<string, string>>;
 }
 
 /** One reason a catalog was refused: the JSON pointer into the catalog and what is wrong there. */

@@ -501,7 +501,30 @@ export const READERS = {
   "problem_type": {
     "https://iana.org/assignments/http-problem-types#quota-exceeded": "rate_limited",
     "https://iana.org/assignments/http-problem-types#temporary-reduced-capacity": "temporarily_unavailable",
-    "https://iana.org/assignments/http-problem-types#abnormal-usage-detected": "needs_human"
+    "https://iana.org/assignments/http-problem-types#abnormal-usage-detected": "needs_human",
+    "https://a2a-protocol.org/errors/version-not-supported": "invalid_input"
+  },
+  "a2a_reason": {
+    "TASK_NOT_FOUND": "not_found",
+    "TASK_NOT_CANCELABLE": "conflict",
+    "PUSH_NOTIFICATION_NOT_SUPPORTED": "not_allowed",
+    "UNSUPPORTED_OPERATION": "not_allowed",
+    "CONTENT_TYPE_NOT_SUPPORTED": "invalid_input",
+    "INVALID_AGENT_RESPONSE": "internal",
+    "EXTENDED_AGENT_CARD_NOT_CONFIGURED": "not_allowed",
+    "EXTENSION_SUPPORT_REQUIRED": "invalid_input",
+    "VERSION_NOT_SUPPORTED": "invalid_input"
+  },
+  "a2a_jsonrpc_code": {
+    "-32001": "not_found",
+    "-32002": "conflict",
+    "-32003": "not_allowed",
+    "-32004": "not_allowed",
+    "-32005": "invalid_input",
+    "-32006": "internal",
+    "-32007": "not_allowed",
+    "-32008": "invalid_input",
+    "-32009": "invalid_input"
   },
   "validation_phrase": {
     "required property": "missing_field",

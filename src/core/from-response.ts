@@ -208,18 +208,32 @@ function readTopFields(body: JsonObject): Reading | null {
 function readGoogle(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || typeof own(error, 'code') !== 'number' || (str(error, 'status') === null && !Array.isArray(own(error, 'details')))) return null;
+  const { field, reason, a2a } = detailsOf(list(error, 'details'));
+  // An A2A agent's ErrorInfo (domain a2a-protocol.org) names A2A's error; any other, Google's reason.
+  const resolved = firstListed("google.rpc.Status's ErrorInfo reason or status", [[a2a ? 'a2a_reason' : 'google_reason', reason], ['google_status', str(error, 'status')]]);
+  return listedReading(resolved, field, str(error, 'message'), true);
+}
+
+/** What google.rpc details say: a BadRequest's first field, an ErrorInfo's reason, and whether that ErrorInfo is A2A's. */
+function detailsOf(details: unknown[]): { field: string | null; reason: string | null; a2a: boolean } {
   let field: string | null = null;
   let reason: string | null = null;
-  for (const detail of list(error, 'details')) {
+  let a2a = false;
+  for (const detail of details) {
     if (!isRecord(detail)) continue;
     const type = str(detail, '@type');
     if (type?.endsWith('google.rpc.BadRequest')) field ??= str(first(list(detail, 'fieldViolations')) ?? {}, 'field');
     // The ErrorInfo reason says what the status does not: API_KEY_INVALID comes as INVALID_ARGUMENT.
-    else if (type?.endsWith('google.rpc.ErrorInfo')) reason ??= str(detail, 'reason');
+    else if (type?.endsWith('google.rpc.ErrorInfo') && reason === null) {
+      reason = str(detail, 'reason');
+      a2a = str(detail, 'domain') === A2A_DOMAIN;
+    }
   }
-  const resolved = firstListed("google.rpc.Status's ErrorInfo reason or status", [['google_reason', reason], ['google_status', str(error, 'status')]]);
-  return listedReading(resolved, field, str(error, 'message'), true);
+  return { field, reason, a2a };
 }
+
+/** The ErrorInfo domain of A2A's errors (A2A 1.0, sections 9.5 and 11.6). */
+const A2A_DOMAIN = 'a2a-protocol.org';
 
 /**
  * Azure's {error: {code, message, target}} (the Azure REST API guidelines), Azure OpenAI's
@@ -360,7 +374,11 @@ function readGraphql(body: JsonObject): Reading | null {
 function readJsonRpc(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (own(body, 'jsonrpc') !== '2.0' || !error || !Number.isInteger(own(error, 'code'))) return null;
-  return listedReading(firstListed('the JSON-RPC error code', [['jsonrpc_code', String(own(error, 'code'))]]), null, str(error, 'message'));
+  const code = String(own(error, 'code'));
+  // A2A sends an ErrorInfo of its domain in the error's data (A2A 1.0, section 9.5): its reason, else its code, is A2A's.
+  const { field, reason, a2a } = detailsOf(list(error, 'data'));
+  const lookups: (readonly [ReaderTable, string | null])[] = a2a ? [['a2a_reason', reason], ['a2a_jsonrpc_code', code]] : [['jsonrpc_code', code]];
+  return listedReading(firstListed('the JSON-RPC error', lookups), field, str(error, 'message'));
 }
 
 /** Slack's Web API answer {ok: false, error: "channel_not_found"}, with the scope it lacks in needed. */
