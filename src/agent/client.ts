@@ -144,12 +144,24 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
         held.discard();
         continue;
       }
-      const seconds = nextWait(error, attempts, allowed);
+      // The server's own say on retrying, which its SDKs obey before any rule of status: false hands the failure back at once.
+      const seconds = forbidsRetry(response.headers) ? null : nextWait(error, attempts, allowed);
       if (seconds === null) return { url, response: held.response, error };
       held.discard();
       await sleep(seconds * 1000, signal);
     }
   };
+}
+
+/**
+ * True when the server says this request is not to be retried: `x-should-retry: false`, which
+ * OpenAI's and Anthropic's SDKs (Stainless) obey before their status rules (openai-node
+ * src/client.ts and anthropic-sdk-typescript src/client.ts, shouldRetry), and
+ * `stripe-should-retry: false`, which stripe-node obeys likewise (src/RequestSender.ts,
+ * _shouldRetry). `true` adds no retry: this client retries only when told to wait.
+ */
+function forbidsRetry(headers: Headers): boolean {
+  return headers.get('x-should-retry')?.trim().toLowerCase() === 'false' || headers.get('stripe-should-retry')?.trim().toLowerCase() === 'false';
 }
 
 /** The failure of an outcome with an error: the error, its advice, and the response, memory or cause it came with. */

@@ -756,6 +756,9 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     }
     because?.push(delay === null ? 'the response says nothing of how long to wait' : `the response asks for a wait of ${delay} s`);
   }
+  // The server's own say on retrying (OpenAI's and Anthropic's x-should-retry, Stripe's stripe-should-retry), which the client obeys.
+  const says = because ? (h.get('x-should-retry') ?? h.get('stripe-should-retry')) : null;
+  if (because && says !== null) because.push(says.trim().toLowerCase() === 'false' ? 'the server says not to retry (x-should-retry: false): the client hands the failure back at once' : `the server says x-should-retry: ${says.slice(0, 20)}, which adds no retry the word does not make`);
   // RFC 9110 section 10.2.3: Retry-After is an HTTP-date or a whole number of seconds; anything else is said so, not passed over in silence.
   const told = because ? h.get('retry-after') : null;
   if (because && typeof told === 'string' && retryAfterSeconds(told, now) === null) because.push(`Retry-After ${JSON.stringify(told.slice(0, 100))} is malformed (neither a number of seconds nor an HTTP date), so it was ignored`);
