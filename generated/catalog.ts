@@ -740,7 +740,7 @@ export const READERS = {
     "TooManyRequests": "rate_limited",
     "ServerBusy": "temporarily_unavailable",
     "MissingSubscriptionRegistration": "needs_human",
-    "content_filter": "not_allowed"
+    "content_filter": "invalid_input"
   },
   "salesforce_code": {
     "REQUEST_LIMIT_EXCEEDED": "rate_limited",
@@ -796,8 +796,7 @@ export const READERS = {
     "parsing_exception": "invalid_input",
     "x_content_parse_exception": "invalid_input",
     "mapper_parsing_exception": "invalid_input",
-    "action_request_validation_exception": "invalid_input",
-    "security_exception": "not_allowed"
+    "action_request_validation_exception": "invalid_input"
   },
   "anthropic_type": {
     "authentication_error": "auth_required",

@@ -242,7 +242,8 @@ const A2A_DOMAIN = 'a2a-protocol.org';
 function readAzure(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (!error || str(error, 'code') === null || str(error, 'message') === null) return null;
-  return listedReading(firstListed("Azure's error code", [['azure_code', str(error, 'code')]]), str(error, 'target'), str(error, 'message'));
+  // Azure OpenAI names the input at fault in param (a filtered prompt), the other services in target.
+  return listedReading(firstListed("Azure's error code", [['azure_code', str(error, 'code')]]), str(error, 'target') ?? str(error, 'param'), str(error, 'message'));
 }
 
 /** A Kubernetes Status {kind: "Status", status: "Failure", reason, details: {causes: [{field}]}}. */
@@ -757,7 +758,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     because?.push(delay === null ? 'the response says nothing of how long to wait' : `the response asks for a wait of ${delay} s`);
   }
   // The server's own say on retrying (OpenAI's and Anthropic's x-should-retry, Stripe's stripe-should-retry), which the client obeys.
-  const says = because ? (h.get('x-should-retry') ?? h.get('stripe-should-retry')) : null;
+  const says = because ? (h.get('x-should-retry') ?? h.get('stripe-should-retry') ?? null) : null;
   if (because && says !== null) because.push(says.trim().toLowerCase() === 'false' ? 'the server says not to retry (x-should-retry: false): the client hands the failure back at once' : `the server says x-should-retry: ${says.slice(0, 20)}, which adds no retry the word does not make`);
   // RFC 9110 section 10.2.3: Retry-After is an HTTP-date or a whole number of seconds; anything else is said so, not passed over in silence.
   const told = because ? h.get('retry-after') : null;

@@ -33,11 +33,19 @@ const PROBLEM_CHECKS: Checks<ProblemOptions> = {
   violatedPolicies: [(value) => Array.isArray(value) && value.length > 0 && value.every(text), 'a list of RateLimit-Policy item names'],
 };
 
-/** The problem type the IETF RateLimit draft registers for a code, if it registers one (the catalog's problem_type table read backwards). */
+/** The IANA registry the IETF RateLimit draft's problem types are in (draft-ietf-httpapi-ratelimit-headers, section 5). */
+const IANA_PROBLEM_TYPES = 'https://iana.org/assignments/http-problem-types#';
+
+/** The problem type the IETF RateLimit draft registers for a code, if it registers one (the catalog's problem_type table read backwards, its IANA rows only). */
 export function registeredType(code: string): string | null {
-  for (const [type, registered] of Object.entries(READERS.problem_type)) if (registered === code) return type;
+  for (const [type, registered] of Object.entries(READERS.problem_type)) if (registered === code && type.startsWith(IANA_PROBLEM_TYPES)) return type;
   return null;
 }
+
+/** The codes the IETF RateLimit draft has a problem type for, in words. */
+const REGISTERED_CODES = Object.entries(READERS.problem_type).flatMap(([type, code]) => (type.startsWith(IANA_PROBLEM_TYPES) ? [code] : [])).join(', ');
+/** What violatedPolicies is given for, in words, for a refusal. */
+export const POLICIES_FOR = `given only for a code the IETF RateLimit draft has a problem type for (${REGISTERED_CODES})`;
 
 /** RFC 9457 problem details for an envelope error sent with `status`. */
 export function problemFrom(error: EnvelopeError, status: number, options: ProblemOptions = {}): Problem {
@@ -45,7 +53,7 @@ export function problemFrom(error: EnvelopeError, status: number, options: Probl
   if (!isRecord(error) || !Object.hasOwn(RETRY_WORDS, String(error.retry))) refuse('problemFrom', 'error', 'an envelope error { code, message, field, retry, retry_after }', error);
   const info = lookup(error.code);
   const registered = options.violatedPolicies === undefined ? null : registeredType(error.code);
-  if (options.violatedPolicies !== undefined && registered === null) refuse('problemFrom', 'violatedPolicies', `given only for a code the IETF RateLimit draft has a problem type for (${Object.values(READERS.problem_type).join(', ')}), not ${error.code}`, options.violatedPolicies);
+  if (options.violatedPolicies !== undefined && registered === null) refuse('problemFrom', 'violatedPolicies', `${POLICIES_FOR}, not ${error.code}`, options.violatedPolicies);
   const problem: Problem = {
     type: registered ?? `${(options.base ?? '').replace(/\/+$/, '')}/problems/${error.code}`,
     title: options.title ?? (info.known ? info.title : error.message),

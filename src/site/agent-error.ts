@@ -1,9 +1,9 @@
 // AgentError: the one error class of the site side. It cannot be built wrong: the catalog decides
 // status and retry word, and a code whose word needs a field or a delay refuses to be built without.
-import { CODE_PATTERN, CODES, READERS, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import { CODE_PATTERN, CODES, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { AnyCode, Code, CodeRequirements, Envelope, FieldError, Payment, Problem, RetryWord } from '../../generated/types.js';
 import { isKnownCode, isRetryWord, PAY_WORD, PAYMENT_CODE } from '../core/catalog.js';
-import { errorHeaders, markdownFrom, problemFrom, registeredType } from '../core/render.js';
+import { errorHeaders, markdownFrom, POLICIES_FOR, problemFrom, registeredType } from '../core/render.js';
 import { paymentHeaders, x402RequirementsOf } from '../core/payment.js';
 import { validateEnvelope } from '../core/validate.js';
 import { errorBodyKind, type ErrorBodyKind } from './accept.js';
@@ -172,7 +172,7 @@ export class AgentError<C extends AnyCode = AnyCode> extends Error {
     this.title = entry?.title ?? options.title ?? message;
     this.payment = options.payment === undefined ? undefined : (JSON.parse(JSON.stringify(options.payment)) as Payment);
     if (options.violatedPolicies !== undefined && registeredType(String(code)) === null) {
-      refuse(who, 'violatedPolicies', `given only for a code the IETF RateLimit draft has a problem type for (${Object.values(READERS.problem_type).join(', ')})`, options.violatedPolicies);
+      refuse(who, 'violatedPolicies', POLICIES_FOR, options.violatedPolicies);
     }
     this.violatedPolicies = options.violatedPolicies && [...options.violatedPolicies];
     Object.defineProperty(this, BRAND, { value: true });

@@ -33,6 +33,8 @@ describe("the IETF RateLimit draft's problem types, sent and read", () => {
     expect(() => agentError('not_found', { violatedPolicies: ['daily'] } as never)).toThrow(/agentError\("not_found"\): violatedPolicies must be given only for a code the IETF RateLimit draft has a problem type for \(rate_limited, temporarily_unavailable, needs_human\)/);
     expect(() => agentError('rate_limited', { retryAfter: 1, violatedPolicies: [] })).toThrow(/violatedPolicies must be a list of the RateLimit-Policy item names the request exceeded \(got \[\]\)/);
     expect(() => agentError('rate_limited', { retryAfter: 1, violatedPolicies: [''] })).toThrow(/violatedPolicies must be/);
+    // A code with another kind of registered type (A2A's version-not-supported is invalid_input) has no IETF type.
+    expect(() => agentError('invalid_input', { field: 'version', violatedPolicies: ['daily'] } as never)).toThrow(/violatedPolicies must be given only for/);
     expect(() => problemFrom({ code: 'not_found', message: 'x', field: null, retry: 'no', retry_after: null }, 404, { violatedPolicies: ['daily'] })).toThrow(/problemFrom: violatedPolicies must be given only for/);
   });
 });
