@@ -658,7 +658,8 @@ export const READERS = {
     "-32601": "not_found",
     "-32602": "invalid_input",
     "-32603": "internal",
-    "-32002": "not_found"
+    "-32002": "not_found",
+    "-32042": "needs_human"
   },
   "slack_error": {
     "ratelimited": "rate_limited",

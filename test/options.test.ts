@@ -28,6 +28,8 @@ import { POLICIES, renderDialect, runLoop } from '../src/agent/loop.js';
 import { createRedisStore } from '../src/agent/entries/redis.js';
 import { agentUndici } from '../src/agent/undici.js';
 import { diffCatalog, formatFindings, lintOpenApi, toGithubAnnotations, toJunit, toSarif, violations } from '../src/tools/lint.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { agentToolErrors } from '../src/agent/mcp.js';
 import { AgentError, agentError, convertAppError, defineSiteCodes, isAgentRequest, renderProblemPage, siteError, translateUpstream } from '../src/site/index.js';
 import { agentFriendlyExpress, agentFriendlyExpressErrorHandler } from '../src/site/express.js';
 import { agentFriendlyFastify } from '../src/site/fastify.js';
@@ -132,6 +134,7 @@ const CALLS: Readonly<Record<string, Call>> = {
   AgentError: (o) => new AgentError('options_test_class', over({ status: 409, retry: 'refetch' }, o) as never),
   siteError: (o) => siteError('options_test_other', over({ status: 409, retry: 'refetch' }, o) as never),
   renderProblemPage: (o) => renderProblemPage('GET', '/problems/internal', {}, o),
+  agentToolErrors: (o) => agentToolErrors(new McpServer({ name: 'options', version: '1.0.0' }), o),
   convertAppError: (o) => convertAppError({ status: 404, headers: {}, body: null }, 'application/json', 'https://shop.example', o),
   isAgentRequest: (o) => isAgentRequest({ headers: {} }, o),
   translateUpstream: (o) => translateUpstream(anError, o),

@@ -11,6 +11,10 @@ import { cleanText } from '../core/html.js';
 import { validateEnvelope } from '../core/validate.js';
 import type { AgentFailure, AgentResult } from './client.js';
 import { failureOf } from './drop-in.js';
+import { fromResponse } from '../core/from-response.js';
+import { isRecord } from '../core/json.js';
+import { checkRules, isFunction, type Checks } from '../core/refuse.js';
+import { isAgentError } from '../site/brand.js';
 import type { FetchPageFailure } from './fetcher.js';
 
 export { ENVELOPE_OUTPUT_SCHEMA };
@@ -110,4 +114,79 @@ export function toToolResult(failure: ToolFailure): ToolErrorResult {
     throw new TypeError(`toToolResult: not a valid envelope: ${checked.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}`);
   }
   return { isError: true, content: [{ type: 'text', text: describe(envelope.error) }], structuredContent: envelope };
+}
+
+/** The text of a tool result's text blocks, joined. */
+const textOf = (content: unknown): string =>
+  Array.isArray(content) ? content.flatMap((block) => (isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n') : '';
+
+/**
+ * What a tool result an MCP server sent means when it failed (`isError: true`), in the failure shape
+ * of the agent side; undefined for a success. Its structuredContent when that is this contract's
+ * envelope (toToolResult's), else its text read as fromResponse reads a body (JSON an MCP server
+ * passed on from an API is read as that API's error). A tool execution error with nothing more says
+ * its input can be corrected (MCP 2025-11-25, Tools, Error Handling: "actionable feedback that
+ * language models can use to self-correct and retry with adjusted parameters"), so the text is read
+ * as a 400: invalid_input, fix_input, with the field when the text names one.
+ * @example const result = await client.callTool({ name: 'get_order', arguments: { id } }); const failure = fromToolResult(result);
+ */
+export function fromToolResult(result: unknown): AgentFailure | undefined {
+  if (!isRecord(result) || result.isError !== true) return undefined;
+  const structured = result.structuredContent;
+  const text = textOf(result.content);
+  // Text that is no JSON is the tool's sentence, read as a body's message is (a field it names in quotes is the field).
+  const body = /^\s*[[{]/.test(text) ? text : { message: text };
+  const error = isRecord(structured) && validateEnvelope(structured, { received: true }).valid ? (structured as unknown as Envelope).error : fromResponse(400, null, body).error;
+  return { ok: false, error, advice: adviceFor(error) };
+}
+
+/** Options of agentToolErrors. */
+export interface AgentToolErrorsOptions {
+  /** Called once with every error a tool handler threw that is not an AgentError, whose message no caller is shown. @default console.error */
+  readonly onError?: (error: unknown) => void;
+}
+
+const TOOL_ERROR_CHECKS: Checks<AgentToolErrorsOptions> = { onError: [isFunction, 'a function'] };
+
+/** The result of a tool whose handler failed: internal, with a generic message and the word's default delay. */
+const FAILED = (): ToolErrorResult => toToolResult(fromResponse(500, null, null).error);
+
+/** A tool handler whose thrown errors become tool results: an AgentError its own, anything else a generic one. */
+function wrapHandler(handler: unknown, options: AgentToolErrorsOptions): unknown {
+  if (typeof handler !== 'function') return handler;
+  return async function agentToolHandler(this: unknown, ...args: unknown[]) {
+    try {
+      return await (handler as (...a: unknown[]) => unknown).apply(this, args);
+    } catch (error) {
+      if (isAgentError(error)) return toToolResult(error.toEnvelope());
+      // A URL elicitation the user must complete (MCP 2025-11-25, -32042) goes to the client as the SDK sends it.
+      if (isRecord(error) && (error as { code?: unknown }).code === -32042) throw error;
+      (options.onError ?? console.error)(error);
+      return FAILED();
+    }
+  };
+}
+
+/**
+ * Makes an MCP server's tools answer failures in this contract: every tool registered after the call
+ * (the MCP SDK's McpServer, `registerTool` and the older `tool`) has its handler wrapped, so that a
+ * thrown AgentError becomes toToolResult's structured result (its code, word, field and delay), and
+ * any other thrown error a generic `internal` result that shows nothing of its message (the SDK's
+ * own answer is the message itself), handed to `onError` once. Returns the server.
+ * @example const server = agentToolErrors(new McpServer({ name: 'shop', version: '1.0.0' }), { onError: log.error });
+ */
+export function agentToolErrors<S extends object>(server: S, options: AgentToolErrorsOptions = {}): S {
+  const target = server as unknown as Record<string, unknown> | null;
+  if (typeof target !== 'object' || target === null || typeof target.registerTool !== 'function') throw new TypeError(`agentToolErrors: the server must be an MCP SDK McpServer, with registerTool (got ${quote(server)})`);
+  checkRules('agentToolErrors', options, TOOL_ERROR_CHECKS);
+  for (const method of ['registerTool', 'tool'] as const) {
+    const original = target[method];
+    if (typeof original !== 'function') continue;
+    // The handler is the last argument of either method.
+    target[method] = function (this: unknown, ...args: unknown[]) {
+      if (args.length > 0) args[args.length - 1] = wrapHandler(args[args.length - 1], options);
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+  return server;
 }

@@ -13,6 +13,8 @@
 //   axios: AxiosError { isAxiosError, response: { status, headers, data } }; got: HTTPError
 //     { response: { statusCode, headers, body } }; ky: HTTPError { response: Response }, whose body
 //     is unread (its status and headers speak).
+//   @modelcontextprotocol/sdk: McpError { code, message, data }, a JSON-RPC error; its own -32000
+//     (connection closed) and -32001 (request timed out) are no answer.
 //   A failure before any response: an error, or its cause, with a socket's or undici's code, or a
 //   TimeoutError.
 import { READERS } from '../../generated/catalog.js';
@@ -56,6 +58,12 @@ function carried(e: Record<string, unknown>): Carried | undefined {
   if (isRecord(metadata) && isStatus(metadata.httpStatusCode)) {
     return { status: metadata.httpStatusCode, headers: headersOf(own(own(e, '$response'), 'headers')), body: { __type: e.name, message: e.message } };
   }
+  // The MCP SDK's McpError: the JSON-RPC error a server answered (its own -32000, connection closed,
+  // and -32001, request timed out, are a failure before any answer, read below).
+  if (e.name === 'McpError' && Number.isInteger(e.code) && e.code !== -32000 && e.code !== -32001) {
+    const message = typeof e.message === 'string' ? e.message.replace(/^MCP error -?\d+: /, '') : '';
+    return { status: 200, headers: null, body: { jsonrpc: '2.0', error: { code: e.code, message, data: e.data } } };
+  }
   // Stripe: statusCode, headers, and raw, the body's error object.
   if (isStatus(e.statusCode) && isRecord(e.raw)) return { status: e.statusCode, headers: headersOf(e.headers), body: { error: e.raw } };
   if (!isStatus(e.status)) return undefined;
@@ -89,6 +97,7 @@ function isNetwork(error: unknown, depth = 0): boolean {
   if (!isRecord(error) && !(error instanceof Error)) return false;
   const e = error as Record<string, unknown>;
   if (typeof e.code === 'string' && NETWORK_CODES.test(e.code)) return true;
+  if (e.name === 'McpError' && (e.code === -32000 || e.code === -32001)) return true;
   if (NETWORK_NAMES.test(String(e.type ?? '')) || NETWORK_NAMES.test(String(e.name ?? '')) || NETWORK_NAMES.test(String((e.constructor as { name?: unknown } | undefined)?.name ?? ''))) return true;
   // fetch's own: TypeError('fetch failed') with the socket's error as its cause.
   return depth < 4 && e.cause !== undefined && e.cause !== error && isNetwork(e.cause, depth + 1);
