@@ -34,7 +34,7 @@ const FIXTURE = join(ROOT, 'test', 'fixtures', 'pack');
 /**
  * What a consumer of every subpath installs beside the package: the optional peers its code imports
  * (express, fastify, hono; vitest for the matchers), the clients the documentation's examples plug
- * into (openai, undici, ky, got, axios and axios-retry, redis, the x402 client), Koa and NestJS, and the types a strict TypeScript
+ * into (openai, undici, ky, got, axios and axios-retry, redis, the x402 client, the MCP SDK), Koa and NestJS, and the types a strict TypeScript
  * project needs (@types/node for node:http and fetch; @types/express, since Express 5 ships none).
  * Not better-sqlite3, a native module whose install fetches a binary: the disk store's example is
  * type-checked only. And the codegen peers (ajv, json-schema-to-typescript, jsonc-parser), for a
@@ -49,6 +49,8 @@ const CONSUMER_INSTALLS = [
   // The x402 client the payment hook's example wires (type-checked only: it pays a real site).
   ...['@x402/fetch', '@x402/evm', '@x402/core', 'viem'],
   ...['ajv', 'json-schema-to-typescript', 'jsonc-parser'],
+  // The MCP SDK the MCP server's example wraps (type-checked only), with zod, which it requires.
+  ...['@modelcontextprotocol/sdk', 'zod'],
 ];
 
 /** The pages whose examples are checked: README.md and every page of docs/. */
