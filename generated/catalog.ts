@@ -420,7 +420,8 @@ export const READERS = {
     "sold_out": "out_of_stock",
     "rate_limit_headers": "rate_limited",
     "network_failure": "temporarily_unavailable",
-    "scope_in_message": "scope_missing"
+    "scope_in_message": "scope_missing",
+    "tool_execution_error": "invalid_input"
   },
   "next_step": {
     "fix_request": "fix_input",

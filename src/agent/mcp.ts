@@ -2,11 +2,11 @@
 // The text is built from the catalog (what failed, what to do, which field, when), never from the
 // site's page; structuredContent holds the envelope, which ENVELOPE_OUTPUT_SCHEMA describes. The
 // result is typed structurally, so the MCP SDK is no dependency of this package.
-import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import { CODES, READERS, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import { quote } from '../core/refuse.js';
 import { ENVELOPE_OUTPUT_SCHEMA, type ObjectJsonSchema } from '../../generated/envelope-output-schema.js';
 import type { Envelope, EnvelopeError } from '../../generated/types.js';
-import { adviceFor, lookup } from '../core/catalog.js';
+import { adviceFor, lookup, UNKNOWN_STATUS } from '../core/catalog.js';
 import { cleanText } from '../core/html.js';
 import { validateEnvelope } from '../core/validate.js';
 import type { AgentFailure, AgentResult } from './client.js';
@@ -116,6 +116,9 @@ export function toToolResult(failure: ToolFailure): ToolErrorResult {
   return { isError: true, content: [{ type: 'text', text: describe(envelope.error) }], structuredContent: envelope };
 }
 
+/** The status a tool execution error told in text is read with: the status of the catalog's code for it. */
+const TOOL_ERROR_STATUS = CODES[READERS.signals.tool_execution_error].status;
+
 /** The text of a tool result's text blocks, joined. */
 const textOf = (content: unknown): string =>
   Array.isArray(content) ? content.flatMap((block) => (isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n') : '';
@@ -127,7 +130,7 @@ const textOf = (content: unknown): string =>
  * passed on from an API is read as that API's error). A tool execution error with nothing more says
  * its input can be corrected (MCP 2025-11-25, Tools, Error Handling: "actionable feedback that
  * language models can use to self-correct and retry with adjusted parameters"), so the text is read
- * as a 400: invalid_input, fix_input, with the field when the text names one.
+ * as the catalog's tool_execution_error signal (invalid_input, fix_input), with the field when the text names one.
  * @example const result = await client.callTool({ name: 'get_order', arguments: { id } }); const failure = fromToolResult(result);
  */
 export function fromToolResult(result: unknown): AgentFailure | undefined {
@@ -136,7 +139,7 @@ export function fromToolResult(result: unknown): AgentFailure | undefined {
   const text = textOf(result.content);
   // Text that is no JSON is the tool's sentence, read as a body's message is (a field it names in quotes is the field).
   const body = /^\s*[[{]/.test(text) ? text : { message: text };
-  const error = isRecord(structured) && validateEnvelope(structured, { received: true }).valid ? (structured as unknown as Envelope).error : fromResponse(400, null, body).error;
+  const error = isRecord(structured) && validateEnvelope(structured, { received: true }).valid ? (structured as unknown as Envelope).error : fromResponse(TOOL_ERROR_STATUS, null, body).error;
   return { ok: false, error, advice: adviceFor(error) };
 }
 
@@ -149,7 +152,7 @@ export interface AgentToolErrorsOptions {
 const TOOL_ERROR_CHECKS: Checks<AgentToolErrorsOptions> = { onError: [isFunction, 'a function'] };
 
 /** The result of a tool whose handler failed: internal, with a generic message and the word's default delay. */
-const FAILED = (): ToolErrorResult => toToolResult(fromResponse(500, null, null).error);
+const FAILED = (): ToolErrorResult => toToolResult(fromResponse(UNKNOWN_STATUS, null, null).error);
 
 /** A tool handler whose thrown errors become tool results: an AgentError its own, anything else a generic one. */
 function wrapHandler(handler: unknown, options: AgentToolErrorsOptions): unknown {

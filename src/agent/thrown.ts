@@ -73,8 +73,8 @@ function carried(e: Record<string, unknown>): Carried | undefined {
     const body = e.error;
     return { status: e.status, headers: headersOf(e.headers), body: !isRecord(body) ? null : Object.hasOwn(body, 'error') ? body : { error: body } };
   }
-  // Google's genai SDK: the body's JSON after the status in its message.
-  if (typeof e.message === 'string') {
+  // Google's genai SDK: ApiError, the body's JSON after the status in its message.
+  if (e.name === 'ApiError' && typeof e.message === 'string') {
     const brace = e.message.indexOf('{');
     if (brace >= 0) {
       try {

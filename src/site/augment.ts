@@ -118,11 +118,13 @@ export function augment(body: JsonObject, status: number, headers: HeadersInput,
   for (const part of PARTS) {
     const value = values[part];
     const where = places[part];
-    // Present at the format's places, or at the top of the body where a part went that had no room
-    // in its format: what was added once is not added again (a response that passes two adapters).
-    if (value === null || hasAny(body, where) || hasAny(body, TOP[part])) continue;
-    // The format's places in order, then the top of the body (a format whose member is a string, {"error": "Not Found"}, has no room inside it).
-    for (const path of [...where, ...TOP[part]]) {
+    if (value === null || hasAny(body, where)) continue;
+    // A format with no room for the part (a member on the way is a string: {"error": "Not Found"})
+    // takes it at the top of the body, once: there, what was added before is not added again (a
+    // response that passes two adapters). A format with room is not judged by the top of the body.
+    const room = where.some((path) => addAt(body, path, value, true));
+    if (!room && hasAny(body, TOP[part])) continue;
+    for (const path of room ? where : TOP[part]) {
       if (addAt(body, path, value)) {
         added = true;
         break;

@@ -60,7 +60,7 @@ describe('failureOf on what was thrown', () => {
   });
 
   it("is undefined for what is no SDK's failure: an app's own error, a plain value, a Response agentFetch did not return", () => {
-    for (const value of [new Error('x'), null, undefined, 'x', 42, {}, Object.assign(new Error('Not found'), { status: 404 }), new Response('x', { status: 500 })]) expect(failureOf(value)).toBeUndefined();
+    for (const value of [new Error('x'), null, undefined, 'x', 42, {}, Object.assign(new Error('Not found'), { status: 404 }), Object.assign(new Error('bad body {"a":1}'), { status: 400 }), new Response('x', { status: 500 })]) expect(failureOf(value)).toBeUndefined();
   });
 
   it('never throws, whatever it is given (property)', () => {

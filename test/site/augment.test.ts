@@ -79,6 +79,11 @@ describe("convertAppError on an app's own JSON errors", () => {
     expect(answer(404, first.body).converted).toBeNull();
   });
 
+  it("adds in a declared format's places whatever the top of the body holds (a numeric code there is no code of the format's)", () => {
+    const format = { code: '/fault/id', retry: '/fault/then' };
+    expect(answer(423, { code: 423, fault: { text: 'Locked' } }, { format }).body).toEqual({ code: 423, fault: { text: 'Locked', id: 'conflict', then: 'refetch' }, message: 'Locked' });
+  });
+
   it('sends back as it was a body that says everything, JSON that is no object, and JSON that does not parse', () => {
     expect(answer(409, { code: 'ORDER_CHANGED', message: 'Changed', retry: 'refetch' }).converted).toBeNull();
     expect(answer(400, [{ message: 'Bad' }]).converted).toBeNull();
