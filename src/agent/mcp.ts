@@ -124,6 +124,45 @@ const textOf = (content: unknown): string =>
   Array.isArray(content) ? content.flatMap((block) => (isRecord(block) && block.type === 'text' && typeof block.text === 'string' ? [block.text] : [])).join('\n') : '';
 
 /**
+ * The MCP SDK's text for arguments a tool's inputSchema refuses, which McpServer answers before the
+ * handler runs (its validateToolInput, as of @modelcontextprotocol/sdk 1.32.2): an McpError
+ * (-32602) whose message is this prefix and then one line per zod issue, as getParseErrorMessage
+ * writes them. The tool's name is cut at the first ": " of the first line.
+ */
+const SDK_INPUT_ERROR = /^(?:MCP error -32602: )?Input validation error: Invalid arguments for tool .+?: /;
+/** The most issue lines read of one such text (fromResponse reads at most 100 violations anyway). */
+const MAX_ISSUES = 100;
+
+/**
+ * The issues of the MCP SDK's input-validation text, as a validation body fromResponse reads (a
+ * list of items, each with its field and sentence), or null for any other text. Each line is
+ * `<message> at <dot path>` (`address.zip`, `items[0].sku`), or the message alone for the input as
+ * a whole: only a path with no space after the last " at " is taken as one, so a sentence that
+ * says "at least" names no field. The sentence kept is the whole line, which names its field.
+ */
+function sdkInputIssues(text: string): { issues: { message: string; field?: string }[] } | null {
+  const head = SDK_INPUT_ERROR.exec(text);
+  if (!head) return null;
+  const issues = text
+    .slice(head[0].length)
+    .split('\n', MAX_ISSUES)
+    .map((line) => {
+      const at = line.lastIndexOf(' at ');
+      const path = at < 0 ? '' : line.slice(at + 4);
+      return /^\S+$/.test(path) ? { message: line, field: path } : { message: line };
+    });
+  return { issues };
+}
+
+/** The envelope of a tool execution error told in text, read as fromResponse reads a body. */
+function fromToolText(text: string): Envelope {
+  // The SDK's own validation text is its issues; other text that is no JSON is the tool's sentence,
+  // read as a body's message is (a field it names in quotes is the field).
+  const body = sdkInputIssues(text) ?? (/^\s*[[{]/.test(text) ? text : { message: text });
+  return fromResponse(TOOL_ERROR_STATUS, null, body);
+}
+
+/**
  * What a tool result an MCP server sent means when it failed (`isError: true`), in the failure shape
  * of the agent side; undefined for a success. Its structuredContent when that is this contract's
  * envelope (toToolResult's), else its text read as fromResponse reads a body (JSON an MCP server
@@ -131,15 +170,15 @@ const textOf = (content: unknown): string =>
  * its input can be corrected (MCP 2025-11-25, Tools, Error Handling: "actionable feedback that
  * language models can use to self-correct and retry with adjusted parameters"), so the text is read
  * as the catalog's tool_execution_error signal (invalid_input, fix_input), with the field when the text names one.
+ * The MCP SDK's own text for arguments a tool's inputSchema refuses is read as a validation body:
+ * `field` is the first issue's dot path, `errors` every issue's field in order, and the code
+ * missing_field when the first issue's sentence says so in the catalog's validation phrases.
  * @example const result = await client.callTool({ name: 'get_order', arguments: { id } }); const failure = fromToolResult(result);
  */
 export function fromToolResult(result: unknown): AgentFailure | undefined {
   if (!isRecord(result) || result.isError !== true) return undefined;
   const structured = result.structuredContent;
-  const text = textOf(result.content);
-  // Text that is no JSON is the tool's sentence, read as a body's message is (a field it names in quotes is the field).
-  const body = /^\s*[[{]/.test(text) ? text : { message: text };
-  const error = isRecord(structured) && validateEnvelope(structured, { received: true }).valid ? (structured as unknown as Envelope).error : fromResponse(TOOL_ERROR_STATUS, null, body).error;
+  const error = isRecord(structured) && validateEnvelope(structured, { received: true }).valid ? (structured as unknown as Envelope).error : fromToolText(textOf(result.content)).error;
   return { ok: false, error, advice: adviceFor(error) };
 }
 
@@ -175,7 +214,16 @@ function wrapHandler(handler: unknown, options: AgentToolErrorsOptions): unknown
  * (the MCP SDK's McpServer, `registerTool` and the older `tool`) has its handler wrapped, so that a
  * thrown AgentError becomes toToolResult's structured result (its code, word, field and delay), and
  * any other thrown error a generic `internal` result that shows nothing of its message (the SDK's
- * own answer is the message itself), handed to `onError` once. Returns the server.
+ * own answer is the message itself), handed to `onError` once. Arguments a tool's inputSchema
+ * refuses never reach a handler: the SDK answers them itself, in text, through its McpServer's
+ * `createToolError` method (a private one, as of @modelcontextprotocol/sdk 1.32.2). When the server
+ * has that method, it is replaced on this instance: the SDK's input-validation text becomes
+ * toToolResult's structured result of what fromToolResult reads of it (invalid_input or
+ * missing_field, the first issue's field, every issue in `errors`), and any other message is the
+ * SDK's own result. An SDK without the method keeps its text, which fromToolResult still reads; the
+ * test with the real SDK (test/agent/mcp-errors.test.ts) fails if the method or its text changes.
+ * A tool that declares an outputSchema declares toolOutputSchema(its success schema), since the
+ * SDK's client checks an error's structuredContent too. Returns the server.
  * @example const server = agentToolErrors(new McpServer({ name: 'shop', version: '1.0.0' }), { onError: log.error });
  */
 export function agentToolErrors<S extends object>(server: S, options: AgentToolErrorsOptions = {}): S {
@@ -189,6 +237,14 @@ export function agentToolErrors<S extends object>(server: S, options: AgentToolE
     target[method] = function (this: unknown, ...args: unknown[]) {
       if (args.length > 0) args[args.length - 1] = wrapHandler(args[args.length - 1], options);
       return (original as (...a: unknown[]) => unknown).apply(this, args);
+    };
+  }
+  // The SDK's answer to arguments the inputSchema refuses, made before any handler runs.
+  const createToolError = target.createToolError;
+  if (typeof createToolError === 'function') {
+    target.createToolError = function agentToolError(this: unknown, ...args: unknown[]) {
+      const issues = typeof args[0] === 'string' ? sdkInputIssues(args[0]) : null;
+      return issues ? toToolResult(fromResponse(TOOL_ERROR_STATUS, null, issues)) : (createToolError as (...a: unknown[]) => unknown).apply(this, args);
     };
   }
   return server;
