@@ -474,6 +474,7 @@ export const READERS = {
     "NotNull": "missing_field",
     "NotBlank": "missing_field",
     "NotEmpty": "missing_field",
+    "BlankValue": "missing_field",
     "default": "invalid_input"
   },
   "upstream_caller_field": {
@@ -653,6 +654,11 @@ export const READERS = {
     "SHOP_INACTIVE": "not_allowed",
     "INTERNAL_SERVER_ERROR": "internal"
   },
+  "graphql_user_error_code": {
+    "BLANK": "missing_field",
+    "TAKEN": "conflict",
+    "default": "invalid_input"
+  },
   "jsonrpc_code": {
     "-32700": "invalid_input",
     "-32600": "invalid_input",
@@ -682,7 +688,44 @@ export const READERS = {
     "fatal_error": "internal",
     "internal_error": "internal",
     "request_timeout": "internal",
-    "service_unavailable": "temporarily_unavailable"
+    "service_unavailable": "temporarily_unavailable",
+    "access_denied": "not_allowed",
+    "accesslimited": "not_allowed",
+    "enterprise_is_restricted": "not_allowed",
+    "is_bot": "not_allowed",
+    "not_allowed_token_type": "scope_missing",
+    "two_factor_setup_required": "needs_human",
+    "org_login_required": "temporarily_unavailable",
+    "team_added_to_org": "temporarily_unavailable",
+    "deprecated_endpoint": "not_found",
+    "method_deprecated": "not_found",
+    "unknown_method": "not_found",
+    "invalid_array_arg": "invalid_input",
+    "invalid_charset": "invalid_input",
+    "invalid_post_type": "invalid_input",
+    "missing_post_type": "invalid_input",
+    "rate_limited": "rate_limited",
+    "not_in_channel": "not_allowed",
+    "is_archived": "not_allowed",
+    "missing_argument": "missing_field",
+    "no_text": "missing_field"
+  },
+  "slack_error_part": {
+    "_not_found": "not_found",
+    "invalid_": "invalid_input",
+    "_invalid": "invalid_input",
+    "missing_": "invalid_input",
+    "_too_long": "invalid_input",
+    "_too_large": "invalid_input",
+    "too_many_": "invalid_input",
+    "restricted_": "not_allowed",
+    "not_an_": "not_allowed",
+    "_not_allowed": "not_allowed",
+    "_denied": "not_allowed",
+    "_not_enabled": "not_allowed",
+    "_already_exists": "conflict",
+    "already_": "conflict",
+    "_taken": "conflict"
   },
   "google_reason": {
     "API_KEY_INVALID": "auth_required",
@@ -702,6 +745,11 @@ export const READERS = {
     "USER_PROJECT_DENIED": "needs_human",
     "RATE_LIMIT_EXCEEDED": "rate_limited",
     "RESOURCE_QUOTA_EXCEEDED": "rate_limited"
+  },
+  "google_precondition_phrase": {
+    "enable billing": "needs_human",
+    "billing account": "needs_human",
+    "location is not supported": "not_allowed"
   },
   "kubernetes_reason": {
     "Unauthorized": "auth_required",
@@ -818,7 +866,14 @@ export const READERS = {
     "tls": "not_allowed",
     "unsupported": "not_allowed",
     "rate_limit": "rate_limited",
-    "default": "temporarily_unavailable"
+    "ssl": "needs_human",
+    "dns": "needs_human",
+    "config": "needs_human",
+    "worker": "needs_human",
+    "rewrite": "needs_human",
+    "snippet": "needs_human",
+    "owner_action_required": "needs_human",
+    "default": "not_allowed"
   },
   "x402_error": {
     "insufficient_funds": "payment_declined",

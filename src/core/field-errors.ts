@@ -214,6 +214,45 @@ function zodIssues(error: JsonObject): unknown {
   }
 }
 
+/**
+ * The userErrors of a GraphQL mutation answered with data (Shopify's Admin API: a 200 whose payload
+ * holds `userErrors: [{field, message, code?}]`, https://shopify.dev/docs/api/admin-graphql/latest/objects/UserError),
+ * when every field of data is null or such a payload with errors: the list of the first. A response
+ * where one mutation of several succeeded is the partial success it says it is.
+ */
+export function userErrorsOf(body: JsonObject): unknown[] | null {
+  const data = own(body, 'data');
+  if (!isRecord(data)) return null;
+  let found: unknown[] | null = null;
+  for (const payload of Object.values(data)) {
+    if (payload === null) continue;
+    const errors = isRecord(payload) ? own(payload, 'userErrors') : undefined;
+    if (!Array.isArray(errors) || !errors.some(isRecord)) return null;
+    found ??= errors;
+  }
+  return found;
+}
+
+/** The code of a userErrors item that says one (graphql_user_error_code, its default for any other), else undefined: its sentence decides. */
+function userErrorCode(item: JsonObject): string | undefined {
+  const code = str(item, 'code');
+  if (code === null) return undefined;
+  const table: Readonly<Record<string, string>> = READERS.graphql_user_error_code;
+  return code !== 'default' && Object.hasOwn(table, code) ? table[code] : table.default;
+}
+
+/**
+ * Zendesk's validation map, `details: {field: [{description, error}]}` beside `error: "RecordInvalid"`
+ * (https://developer.zendesk.com/api-reference/introduction/requests/, 422), whose key `base` holds
+ * what belongs to the whole record: each item's description, and its error as the keyword.
+ */
+function readDetails(details: JsonObject, found: Found): boolean {
+  const entries = Object.entries(details);
+  if (entries.length === 0 || !entries.every(([, items]) => Array.isArray(items) && items.every((item) => isRecord(item) && typeof own(item, 'description') === 'string'))) return false;
+  for (const [key, items] of entries) for (const item of items as JsonObject[]) found.add(key === 'base' ? null : fieldOf([key]), str(item, 'description'), own(item, 'error'));
+  return true;
+}
+
 /** Lists of violation items, where each framework puts them. */
 const LIST_KEYS = ['errors', 'issues', 'detail', 'violations', 'invalid-params', 'invalid_params'];
 
@@ -221,6 +260,18 @@ const LIST_KEYS = ['errors', 'issues', 'detail', 'violations', 'invalid-params',
 const AJV_MESSAGE = /^(body|querystring|params|headers)(\/\S*)? (.+)$/;
 
 function readBody(body: JsonObject, found: Found): void {
+  // A GraphQL mutation's userErrors, whose field is a path of the input's keys.
+  const userErrors = userErrorsOf(body);
+  if (userErrors) {
+    for (const item of userErrors) {
+      if (!isRecord(item)) continue;
+      const field = own(item, 'field');
+      found.add(Array.isArray(field) ? fieldOf(field) : fieldOf([str(item, 'field')]), str(item, 'message'), undefined, userErrorCode(item));
+    }
+    return;
+  }
+  const details = own(body, 'details');
+  if (typeof own(body, 'error') === 'string' && isRecord(details) && readDetails(details, found)) return;
   // This package's own envelope and problem details: the site's own codes, kept as they are.
   const error = own(body, 'error');
   const mine = isRecord(error) && Array.isArray(own(error, 'errors')) ? (own(error, 'errors') as unknown[]) : null;
@@ -342,7 +393,12 @@ const FIELD_SENTENCES: readonly RegExp[] = [
   /'([\w.-]{1,64})' parameter is (?:missing|required|invalid|not valid)/i,
   // Notion's validation errors: "body failed validation: body.parent.page_id should be defined, ..."
   /\bbody\.([\w-]{1,64}(?:\.[\w-]{1,64}){0,15}) should be /,
+  // Twilio's, its parameter (PascalCase) in quotes: "The 'To' number +1555 is not a valid phone number.", "A 'From' phone number is required."
+  /\b(?:The|A|An|No) '([A-Z][A-Za-z]{0,63})' (?:phone number|number|parameter|value|URL|Url)\b/,
 ];
+
+/** The code a sentence says of its field: missing_field for a value left out (the catalog's validation_phrase), else invalid_input. */
+export const sentenceCode = (sentence: string | null): string => codeOf(undefined, sentence);
 
 /** What the first of `sentences` that matches a message's first 2,000 characters captures, or null. */
 function captured(sentences: readonly RegExp[], message: string | null): string | null {

@@ -4,7 +4,7 @@ import { CODE_PATTERN, READERS, RETRY_WORDS, STATUS_TEXT, type RetryWordEntry } 
 import type { Envelope, RetryWord } from '../../generated/types.js';
 import { codeForStatus, isKnownCode, isRetryWord, lookup, PAY_WORD } from './catalog.js';
 import { bodyDelay, DELAY_HEADERS, delayFrom, nonNegativeInteger, retryAfterSeconds } from './delay.js';
-import { fieldErrors, fieldInMessage, scopeInMessage, violationMessage, violationsOf, type Violation } from './field-errors.js';
+import { fieldErrors, fieldInMessage, scopeInMessage, sentenceCode, userErrorsOf, violationMessage, violationsOf, type Violation } from './field-errors.js';
 import { frontMatter } from './front-matter.js';
 import { xmlError } from './xml.js';
 import { bearerChallenge } from './challenge.js';
@@ -94,6 +94,21 @@ function readerCode(table: ReaderTable, value: string | null): string | null {
 }
 
 type ReaderTable = Exclude<keyof typeof READERS, 'next_step' | 'signals' | 'crawler_error_header'>;
+
+/** The first key of a phrase table (lower case) that a message contains, or null. */
+function phraseIn(table: 'google_precondition_phrase', message: string | null): string | null {
+  if (message === null) return null;
+  const lower = message.slice(0, 2000).toLowerCase();
+  for (const phrase of Object.keys(READERS[table])) if (lower.includes(phrase)) return phrase;
+  return null;
+}
+
+/** The first key of the catalog's slack_error_part that fits a string: `_x` its end, `x_` its start. */
+function partOf(value: string | null): string | null {
+  if (value === null) return null;
+  for (const part of Object.keys(READERS.slack_error_part)) if (part.startsWith('_') ? value.endsWith(part) : value.startsWith(part)) return part;
+  return null;
+}
 
 /**
  * The first of `lookups` (a table and a vendor's value) that a catalog table lists, as the code
@@ -210,8 +225,15 @@ function readGoogle(body: JsonObject): Reading | null {
   if (!error || typeof own(error, 'code') !== 'number' || (str(error, 'status') === null && !Array.isArray(own(error, 'details')))) return null;
   const { field, reason, a2a } = detailsOf(list(error, 'details'));
   // An A2A agent's ErrorInfo (domain a2a-protocol.org) names A2A's error; any other, Google's reason.
-  const resolved = firstListed("google.rpc.Status's ErrorInfo reason or status", [[a2a ? 'a2a_reason' : 'google_reason', reason], ['google_status', str(error, 'status')]]);
-  return listedReading(resolved, field, str(error, 'message'), true);
+  const status = str(error, 'status');
+  const message = str(error, 'message');
+  const resolved = firstListed("google.rpc.Status's ErrorInfo reason or status", [
+    [a2a ? 'a2a_reason' : 'google_reason', reason],
+    // A failed precondition whose message says it is billing or where the caller is (the Gemini API's free tier).
+    ['google_precondition_phrase', status === 'FAILED_PRECONDITION' ? phraseIn('google_precondition_phrase', message) : null],
+    ['google_status', status],
+  ]);
+  return listedReading(resolved, field, message, true);
 }
 
 /** What google.rpc details say: a BadRequest's first field, an ErrorInfo's reason, and whether that ErrorInfo is A2A's. */
@@ -341,8 +363,11 @@ function readCloudflare(body: JsonObject): Reading | null {
   const table = own(body, 'retryable') === true ? 'cloudflare_retryable' : 'cloudflare_category';
   const category = str(body, 'error_category');
   const listed = readerCode(table, category);
-  const code = listed ?? readerCode(table, 'default');
-  const why = (): string => `Cloudflare's error_category ${JSON.stringify(category?.slice(0, 40) ?? null)}${listed ? '' : ' (any other)'} with retryable ${String(table === 'cloudflare_retryable')} is ${code} (the catalog's ${table} table)`;
+  // A category the table does not list whose body says the site's owner must act, and may not be retried, needs a person.
+  const owner = listed === null && table === 'cloudflare_category' && own(body, 'owner_action_required') === true ? readerCode(table, 'owner_action_required') : null;
+  const code = listed ?? owner ?? readerCode(table, 'default');
+  const why = (): string =>
+    `Cloudflare's error_category ${JSON.stringify(category?.slice(0, 40) ?? null)}${listed ? '' : ' (any other)'} with retryable ${String(table === 'cloudflare_retryable')}${owner ? ' and owner_action_required true' : ''} is ${code} (the catalog's ${table} table)`;
   return reading(code, null, str(body, 'title') ?? str(body, 'detail'), null, true, why);
 }
 
@@ -382,11 +407,19 @@ function readJsonRpc(body: JsonObject): Reading | null {
   return listedReading(firstListed('the JSON-RPC error', lookups), field, str(error, 'message'));
 }
 
+/** A GraphQL mutation's userErrors answered with data: the first item's code, field and sentence, as violationsOf reads it. */
+function readUserErrors(body: JsonObject): Reading | null {
+  if (userErrorsOf(body) === null) return null;
+  const lead = violationsOf(body)[0];
+  return lead ? reading(lead.code, lead.field, lead.message) : null;
+}
+
 /** Slack's Web API answer {ok: false, error: "channel_not_found"}, with the scope it lacks in needed. */
 function readSlack(body: JsonObject): Reading | null {
   const error = str(body, 'error');
   if (own(body, 'ok') !== false || error === null) return null;
-  return listedReading(firstListed("Slack's error", [['slack_error', error]]), str(body, 'needed'), error);
+  // A string the table does not list is read by its shape (channel_not_found, invalid_blocks, restricted_action).
+  return listedReading(firstListed("Slack's error", [['slack_error', error], ['slack_error_part', readerCode('slack_error', error) === null ? partOf(error) : null]]), str(body, 'needed'), error);
 }
 
 /**
@@ -398,7 +431,7 @@ function readSlack(body: JsonObject): Reading | null {
 export function isErrorBody(body: unknown): boolean {
   if (!isRecord(body)) return false;
   try {
-    if (readJsonRpc(body) || readSlack(body)) return true;
+    if (readJsonRpc(body) || readSlack(body) || userErrorsOf(body) !== null) return true;
     const data = own(body, 'data');
     return (data === undefined || data === null || (isRecord(data) && Object.values(data).every((value) => value === null))) && readGraphql(body) !== null;
   } catch {
@@ -469,6 +502,9 @@ type Reader = (body: JsonObject, headers: Fields) => Reading | null;
  * its kind: a body is shown only to the readers one of its own members names, so the cost of
  * reading it does not grow with the number of dialects.
  */
+/** The dialect of a GraphQL mutation's userErrors, whose violations are read whatever the status (a 200). */
+const USER_ERRORS_DIALECT = "a GraphQL mutation's userErrors";
+
 const DIALECTS: readonly (readonly [name: string, read: Reader, members: readonly string[]])[] = [
   ['a JSON-RPC error', readJsonRpc, ['jsonrpc']],
   ["Elasticsearch's error", readElasticsearch, ['error']],
@@ -485,6 +521,7 @@ const DIALECTS: readonly (readonly [name: string, read: Reader, members: readonl
   [AWS_DIALECT, readAws, ['__type', 'Code']],
   ["a site's own code and fields in a list of errors", readListFields, ['errors']],
   ['a GraphQL response with errors', readGraphql, ['errors']],
+  [USER_ERRORS_DIALECT, readUserErrors, ['data']],
   ["Slack's ok: false", readSlack, ['ok']],
   ["Salesforce's error list", readSalesforce, ['errorCode']],
   ["Notion's error", readNotion, ['object']],
@@ -691,7 +728,7 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
   const page = text !== null && json === undefined ? readPage(text) : null;
   if (dialect) because?.push(`the body is ${dialect}`);
   // The fields a 4xx body reports at fault, in whichever framework's shape; the first that names a field leads.
-  const violations: Violation[] = isError && safeStatus < 500 ? violationsOf(json) : [];
+  const violations: Violation[] = (isError && safeStatus < 500) || dialect === USER_ERRORS_DIALECT ? violationsOf(json) : [];
   let primary: Violation | undefined = violations[0];
   for (const violation of violations) {
     if (violation.field !== null) {
@@ -732,6 +769,10 @@ function read(status: number, headers: HeadersInput, body: unknown, options: Fro
     if (primary && (code === READERS.validation_keyword.required || code === READERS.validation_keyword.default) && code !== primary.code) {
       code = primary.code;
       why += `, and the violation makes it ${code}`;
+    } else if (!primary && code === READERS.validation_keyword.default && fieldInMessage(reading.message) !== null && sentenceCode(reading.message) !== code) {
+      // So does a sentence that names its field ("A 'To' phone number is required.").
+      code = sentenceCode(reading.message);
+      why += `, and its sentence makes it ${code}`;
     }
     because?.push(why);
   }

@@ -24,6 +24,9 @@ import { serve, virtualClock, type TestServer } from '../helpers/server.js';
 const typeDefs = /* GraphQL */ `
   type Order { id: ID! }
   type Query { order(id: ID!): Order, secret: String, broken: String }
+  type UserError { field: [String!], message: String!, code: String }
+  type OrderPayload { order: Order, userErrors: [UserError!]! }
+  type Mutation { orderCreate(title: String, email: String): OrderPayload }
 `;
 // Each server's own GraphQLError: graphql ships a CommonJS and an ES module build, and a server
 // treats an error of the other build as unexpected (and masks it), so each gets the one it loads.
@@ -35,6 +38,16 @@ const resolversWith = (error: (message: string, options: { extensions: Record<st
     },
     broken: () => {
       throw new Error('the database is down at db-7.internal:5432');
+    },
+  },
+  // A mutation that answers its input's faults in its payload's userErrors, as Shopify's Admin API does.
+  Mutation: {
+    orderCreate: (_: unknown, { title, email }: { title?: string; email?: string }) => {
+      const userErrors = [
+        ...(title ? [] : [{ field: ['title'], message: "Title can't be blank", code: null }]),
+        ...(email === 'taken@example.com' ? [{ field: ['email'], message: 'Email has already been taken', code: 'TAKEN' }] : []),
+      ];
+      return userErrors.length > 0 ? { order: null, userErrors } : { order: { id: '8' }, userErrors };
     },
   },
 });
@@ -78,6 +91,21 @@ describe.each([
   it("hands back a resolver's own crash as internal, its message not the database's address", async () => {
     const result = await createAgentClient({ store: createMemoryStore() }).fetch(url(), post('{ broken }'));
     expect(!result.ok && result.error.code).toBe('internal');
+  });
+
+  it("hands back a mutation whose payload holds userErrors as the input's fault, naming each field", async () => {
+    const mutation = 'mutation { orderCreate(email: "taken@example.com") { order { id } userErrors { field message code } } }';
+    const result = await createAgentClient({ store: createMemoryStore() }).fetch(url(), post(mutation));
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.response?.status).toBe(200);
+    expect(!result.ok && result.error).toMatchObject({ code: 'missing_field', retry: 'fix_input', field: 'title', message: "Title can't be blank" });
+    expect(!result.ok && result.error.errors?.map((e) => [e.field, e.code])).toEqual([['title', 'missing_field'], ['email', 'conflict']]);
+    // The same mutation without faults is the success it says, byte for byte.
+    const fine = 'mutation { orderCreate(title: "Tea", email: "new@example.com") { order { id } userErrors { field message } } }';
+    const direct = await (await fetch(url(), post(fine))).text();
+    const ok = await createAgentClient({ store: createMemoryStore() }).fetch(url(), post(fine));
+    expect(ok.ok).toBe(true);
+    expect(await ok.response!.text()).toBe(direct);
   });
 
   it('passes partial data through as the success it is, byte for byte', async () => {
@@ -180,7 +208,9 @@ describe('isErrorBody', () => {
     const notError = fc.anything().filter((value) => {
       if (typeof value !== 'object' || value === null || Array.isArray(value)) return true;
       const v = value as Record<string, unknown>;
-      return !('errors' in v) && !('jsonrpc' in v) && v.ok !== false;
+      const data = v.data;
+      const userErrors = typeof data === 'object' && data !== null && Object.values(data).some((p) => typeof p === 'object' && p !== null && 'userErrors' in p);
+      return !('errors' in v) && !('jsonrpc' in v) && v.ok !== false && !userErrors;
     });
     fc.assert(
       fc.property(notError, (value) => {
@@ -203,6 +233,13 @@ describe('isErrorBody', () => {
     expect(isErrorBody({ ok: false, error: 'channel_not_found' })).toBe(true);
     expect(isErrorBody({ ok: false })).toBe(false);
     expect(isErrorBody({ jsonrpc: '2.0', id: 1, result: {} })).toBe(false);
+    // A mutation's userErrors: every payload failed (or is null); one that succeeded beside another that did not is a partial success.
+    const failed = { userErrors: [{ field: ['title'], message: "Title can't be blank" }], product: null };
+    expect(isErrorBody({ data: { productCreate: failed } })).toBe(true);
+    expect(isErrorBody({ data: { productCreate: failed, other: null } })).toBe(true);
+    expect(isErrorBody({ data: { productCreate: failed, productUpdate: { userErrors: [], product: { id: '1' } } } })).toBe(false);
+    expect(isErrorBody({ data: { productCreate: { userErrors: [], product: { id: '1' } } } })).toBe(false);
+    expect(isErrorBody({ data: { productCreate: null } })).toBe(false);
   });
 });
 

@@ -28,7 +28,7 @@ interface Expected {
 /** What each vendor's answer says, read from the whole response: its status, headers and body. */
 const EXPECTED: Readonly<Record<Vendor, Readonly<Record<Case, Expected>>>> = {
   openai: { rate: { code: 'rate_limited', retry_after: 20 }, field: { code: 'invalid_input', field: 'temperature' }, auth: { code: 'auth_required' }, server: { code: 'internal' } },
-  anthropic: { rate: { code: 'rate_limited', retry_after: 25 }, field: { code: 'invalid_input', field: 'max_tokens' }, auth: { code: 'auth_required' }, server: { code: 'temporarily_unavailable' } },
+  anthropic: { rate: { code: 'rate_limited', retry_after: 25 }, field: { code: 'missing_field', field: 'max_tokens' }, auth: { code: 'auth_required' }, server: { code: 'temporarily_unavailable' } },
   github: { rate: { code: 'rate_limited', retry_after: 60 }, field: { code: 'missing_field', field: 'title' }, auth: { code: 'auth_required' }, server: { code: 'internal' } },
   stripe: { rate: { code: 'rate_limited', retry_after: 3 }, field: { code: 'missing_field', field: 'currency' }, auth: { code: 'auth_required' }, server: { code: 'internal' } },
   dynamodb: { rate: { code: 'rate_limited', retry_after: 4 }, field: { code: 'invalid_input', field: 'tableName' }, auth: { code: 'auth_required' }, server: { code: 'internal' } },
