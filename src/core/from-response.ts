@@ -227,12 +227,10 @@ function readGoogle(body: JsonObject): Reading | null {
   // An A2A agent's ErrorInfo (domain a2a-protocol.org) names A2A's error; any other, Google's reason.
   const status = str(error, 'status');
   const message = str(error, 'message');
-  const resolved = firstListed("google.rpc.Status's ErrorInfo reason or status", [
-    [a2a ? 'a2a_reason' : 'google_reason', reason],
-    // A failed precondition whose message says it is billing or where the caller is (the Gemini API's free tier).
-    ['google_precondition_phrase', status === 'FAILED_PRECONDITION' ? phraseIn('google_precondition_phrase', message) : null],
-    ['google_status', status],
-  ]);
+  const byReason = firstListed("google.rpc.Status's ErrorInfo reason", [[a2a ? 'a2a_reason' : 'google_reason', reason]]);
+  // A failed precondition whose message says it is billing or where the caller is (the Gemini API's free tier).
+  const byPhrase = byReason.code === null && status === 'FAILED_PRECONDITION' ? firstListed("google.rpc.Status's FAILED_PRECONDITION message, by its phrase", [['google_precondition_phrase', phraseIn('google_precondition_phrase', message)]]) : null;
+  const resolved = byReason.code !== null ? byReason : byPhrase?.code ? byPhrase : firstListed("google.rpc.Status's status", [['google_status', status]]);
   return listedReading(resolved, field, message, true);
 }
 
@@ -409,17 +407,26 @@ function readJsonRpc(body: JsonObject): Reading | null {
 
 /** A GraphQL mutation's userErrors answered with data: the first item's code, field and sentence, as violationsOf reads it. */
 function readUserErrors(body: JsonObject): Reading | null {
-  if (userErrorsOf(body) === null) return null;
-  const lead = violationsOf(body)[0];
-  return lead ? reading(lead.code, lead.field, lead.message) : null;
+  const items = userErrorsOf(body);
+  const lead = items === null ? undefined : violationsOf(body)[0];
+  if (!lead) return null;
+  const said = str(first(items!.filter(isRecord)) ?? {}, 'code');
+  const why = (): string =>
+    said === null ? `the mutation's first userErrors item gives no code, and its sentence makes it ${lead.code}` : `the mutation's first userErrors item says ${JSON.stringify(said.slice(0, 40))}, which is ${lead.code} (the catalog's graphql_user_error_code table)`;
+  return reading(lead.code, lead.field, lead.message, null, false, why);
 }
 
 /** Slack's Web API answer {ok: false, error: "channel_not_found"}, with the scope it lacks in needed. */
 function readSlack(body: JsonObject): Reading | null {
   const error = str(body, 'error');
   if (own(body, 'ok') !== false || error === null) return null;
+  const listed = firstListed("Slack's error", [['slack_error', error]]);
+  if (listed.code !== null) return listedReading(listed, str(body, 'needed'), error);
   // A string the table does not list is read by its shape (channel_not_found, invalid_blocks, restricted_action).
-  return listedReading(firstListed("Slack's error", [['slack_error', error], ['slack_error_part', readerCode('slack_error', error) === null ? partOf(error) : null]]), str(body, 'needed'), error);
+  const part = partOf(error);
+  const code = readerCode('slack_error_part', part);
+  const why = (): string => `Slack's error ${JSON.stringify(error.slice(0, 80))} ${part!.startsWith('_') ? 'ends' : 'starts'} with ${part}, so it is ${code} (the catalog's slack_error_part table)`;
+  return reading(code, str(body, 'needed'), error, null, false, code === null ? undefined : why);
 }
 
 /**
