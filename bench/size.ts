@@ -1,6 +1,6 @@
 // The size budgets of the entry points people load on a hot path: each bundled with esbuild
-// (minified ESM for Node), then gzipped at level 9. /agent, what an agent loads, at most 29 KB;
-// /site and each adapter's own subpath, what a site loads, at most 28 KB each (/site itself 30). (They were 11 and 13
+// (minified ESM for Node), then gzipped at level 9. /agent, what an agent loads, at most 31 KB;
+// /site and each adapter's own subpath, what a site loads, at most 29 KB each (/site itself 31). (They were 11 and 13
 // KB until fromResponse learnt to read the field of every framework's validation body and every bot
 // manager's wall, about 2.3 KB that both sides load: an agent to act on a fix_input, a site to turn
 // its framework's validation page into the contract. /agent was 14 KB until the client learnt to
@@ -43,7 +43,15 @@
 // problem_type table, which both sides load, and violated-policies with the registered type in the
 // problem a site sends, about 0.3 KB; Fastify's adapter, the largest, had 32 B left, so it is 28 KB.
 // /site was 29 KB until A2A's errors were read (issue 37): the catalog's a2a_reason and
-// a2a_jsonrpc_code tables, which both sides load, about 0.3 KB, so it is 30 KB.) The budget counts
+// a2a_jsonrpc_code tables, which both sides load, about 0.3 KB, so it is 30 KB. /agent was 29 KB,
+// /site 30 and each adapter 28 until the vendor errors still misread were read (issue 37): Slack's
+// common errors and the table of its strings' shapes, a GraphQL mutation's userErrors, Gemini's
+// failed preconditions, Cloudflare's owner_action_required, Zendesk's details and Twilio's quoted
+// parameter, about 0.3 KB that both sides load; and on /agent, MCP at its current revision (the
+// MCP SDKs' validation text, v1's and v2's, read as fields, input_required results, v2's errors),
+// about 1 KB. So /agent is 31 KB, /site 31 and each adapter 29. The catalog's vendor tables are now
+// about 4 KB of every entry's gzip: the next vendor belongs in a module loaded on demand, as said
+// above; and MCP, which an agent calling HTTP APIs never runs, belongs in a subpath of its own.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //
@@ -55,13 +63,13 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 
-/** What an agent's hot path may weigh: 29 KB, minified and gzipped. */
-export const AGENT_BUDGET_BYTES = 29 * 1024;
-/** What a site's entry may weigh, the core or one framework's adapter: 28 KB, minified and gzipped. */
-export const SITE_BUDGET_BYTES = 28 * 1024;
+/** What an agent's hot path may weigh: 31 KB, minified and gzipped. */
+export const AGENT_BUDGET_BYTES = 31 * 1024;
+/** What a site's entry may weigh, the core or one framework's adapter: 29 KB, minified and gzipped. */
+export const SITE_BUDGET_BYTES = 29 * 1024;
 
-/** What /site, which also exports the builders (a site's own codes' among them), may weigh: 30 KB. */
-export const SITE_ROOT_BUDGET_BYTES = 30 * 1024;
+/** What /site, which also exports the builders (a site's own codes' among them), may weigh: 31 KB. */
+export const SITE_ROOT_BUDGET_BYTES = 31 * 1024;
 
 /** The entry points under budget: subpath, its file in the built package, and its budget. */
 export const BUDGETED = [

@@ -421,7 +421,9 @@ export const READERS = {
     "rate_limit_headers": "rate_limited",
     "network_failure": "temporarily_unavailable",
     "scope_in_message": "scope_missing",
-    "tool_execution_error": "invalid_input"
+    "tool_execution_error": "invalid_input",
+    "input_required": "needs_human",
+    "input_required_state_only": "temporarily_unavailable"
   },
   "next_step": {
     "fix_request": "fix_input",
@@ -666,7 +668,10 @@ export const READERS = {
     "-32602": "invalid_input",
     "-32603": "internal",
     "-32002": "not_found",
-    "-32042": "needs_human"
+    "-32042": "needs_human",
+    "-32020": "invalid_input",
+    "-32021": "invalid_input",
+    "-32022": "invalid_input"
   },
   "slack_error": {
     "ratelimited": "rate_limited",

@@ -125,26 +125,48 @@ const textOf = (content: unknown): string =>
 
 /**
  * The MCP SDK's text for arguments a tool's inputSchema refuses, which McpServer answers before the
- * handler runs (its validateToolInput, as of @modelcontextprotocol/sdk 1.32.2): an McpError
- * (-32602) whose message is this prefix and then one line per zod issue, as getParseErrorMessage
- * writes them. The tool's name is cut at the first ": " of the first line.
+ * handler runs. @modelcontextprotocol/sdk 1.32.2 (validateToolInput): an McpError (-32602) whose
+ * message is this prefix and then one line per zod issue, as getParseErrorMessage writes them
+ * (`<message> at <dot path>`). @modelcontextprotocol/server 2.4.0 (protocol revision 2026-07-28,
+ * its validateToolInput): a ProtocolError (-32602), no "MCP error" prefix, then every issue as its
+ * formatIssue writes it (`<dot path>: <message>`, the message alone for the input as a whole),
+ * joined by ", ". The tool's name is cut at the first ": " of the first line.
  */
 const SDK_INPUT_ERROR = /^(?:MCP error -32602: )?Input validation error: Invalid arguments for tool .+?: /;
 /** The most issue lines read of one such text (fromResponse reads at most 100 violations anyway). */
 const MAX_ISSUES = 100;
+/** A v2 issue's head: its dot path (keys without spaces, colons or commas), then ": ". */
+const V2_ISSUE_HEAD = /^([^\s:,]+): /;
+/** Where v2's ", " joins two issues: before the next issue's head. */
+const V2_ISSUE_JOIN = /, (?=[^\s:,]+: )/;
+
+/** The end of a v1 issue line that names its field: " at " and a path. */
+const V1_ISSUE_END = / at \S+$/;
 
 /**
  * The issues of the MCP SDK's input-validation text, as a validation body fromResponse reads (a
- * list of items, each with its field and sentence), or null for any other text. Each line is
+ * list of items, each with its field and sentence), or null for any other text. v1's lines are
  * `<message> at <dot path>` (`address.zip`, `items[0].sku`), or the message alone for the input as
  * a whole: only a path with no space after the last " at " is taken as one, so a sentence that
- * says "at least" names no field. The sentence kept is the whole line, which names its field.
+ * says "at least" names no field. v2's issues (the SDK 2.x text, told by one line whose first issue
+ * opens with a path and ": " and which does not end as a v1 line that names its field does) are
+ * `<dot path>: <message>`, split where ", " comes before the next `<path>: `; fromResponse writes
+ * either path the same way (`items.0.sku`). The sentence kept is the whole issue, which names its field.
  */
 function sdkInputIssues(text: string): { issues: { message: string; field?: string }[] } | null {
   const head = SDK_INPUT_ERROR.exec(text);
   if (!head) return null;
-  const issues = text
-    .slice(head[0].length)
+  const tail = text.slice(head[0].length);
+  if (!tail.includes('\n') && V2_ISSUE_HEAD.test(tail) && !V1_ISSUE_END.test(tail)) {
+    const issues = tail
+      .split(V2_ISSUE_JOIN, MAX_ISSUES)
+      .map((issue) => {
+        const path = V2_ISSUE_HEAD.exec(issue)?.[1];
+        return path === undefined ? { message: issue } : { message: issue, field: path };
+      });
+    return { issues };
+  }
+  const issues = tail
     .split('\n', MAX_ISSUES)
     .map((line) => {
       const at = line.lastIndexOf(' at ');
@@ -163,20 +185,78 @@ function fromToolText(text: string): Envelope {
 }
 
 /**
- * What a tool result an MCP server sent means when it failed (`isError: true`), in the failure shape
- * of the agent side; undefined for a success. Its structuredContent when that is this contract's
+ * What an MCP server asks before a request can complete (MCP 2026-07-28, Multi Round-Trip Requests,
+ * https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr, InputRequiredResult):
+ * its `inputRequests` (keys the server chose, each an `elicitation/create`, `sampling/createMessage`
+ * or `roots/list` request) and its opaque `requestState`. The retry of the original request, on a new
+ * JSON-RPC id, carries `inputResponses` under the same keys and `requestState` byte for byte.
+ */
+export interface InputRequired {
+  readonly inputRequests?: Readonly<Record<string, { readonly method: string; readonly params?: Readonly<Record<string, unknown>> }>>;
+  readonly requestState?: string;
+}
+
+/** fromToolResult's failure: for an input_required result, also what the server asks (`inputRequired`). */
+export type ToolResultFailure = AgentFailure & { readonly inputRequired?: InputRequired };
+
+/** The result type of a 2026-07-28 interim result (schema.ts, ResultType): the request needs more input. */
+const INPUT_REQUIRED = 'input_required';
+/** The longest message read of an input_required result's elicitations. */
+const MAX_INPUT_MESSAGE = 300;
+
+/**
+ * The failure an input_required result is read as. With `inputRequests` the request cannot complete
+ * until the client answers them ("the client MUST construct the requested inputs before retrying the
+ * original request", MRTR, Client Requirements): elicitation is the user's own input, the step an
+ * agent cannot take by itself, so it is the catalog's input_required signal (needs_human, ask_human),
+ * its message the elicitations' own (the methods asked for when none has one). Sampling and roots
+ * requests read the same: the same request sent again without the answers never succeeds. With
+ * `requestState` alone "the client MAY retry the original request immediately" (the schema's example
+ * calls it load shedding): the input_required_state_only signal (temporarily_unavailable) with a
+ * retry_after of 0. Either way `inputRequired` holds what the retry must echo.
+ */
+function fromInputRequired(result: Record<string, unknown>): ToolResultFailure {
+  const requests = isRecord(result.inputRequests) ? result.inputRequests : {};
+  const entries = Object.entries(requests).filter(([, request]) => isRecord(request) && typeof request.method === 'string') as [string, { method: string; params?: Record<string, unknown> }][];
+  const inputRequired: InputRequired = {
+    ...(entries.length > 0 ? { inputRequests: Object.fromEntries(entries) } : {}),
+    ...(typeof result.requestState === 'string' ? { requestState: result.requestState } : {}),
+  };
+  const code = entries.length > 0 ? READERS.signals.input_required : READERS.signals.input_required_state_only;
+  const asked = entries.flatMap(([, request]) => (typeof request.params?.message === 'string' ? [cleanText(request.params.message)] : [])).filter((m) => m !== '');
+  const message =
+    asked.length > 0
+      ? asked.join(' ').slice(0, MAX_INPUT_MESSAGE)
+      : entries.length > 0
+        ? `The server needs input before the request can complete: ${entries.map(([key, request]) => `${cleanText(request.method)} (${cleanText(key)})`).join(', ')}`.slice(0, MAX_INPUT_MESSAGE)
+        : 'The server asked for the request again with its requestState';
+  const error: EnvelopeError = { code, message, field: null, retry: lookup(code).retry, retry_after: entries.length > 0 ? null : 0 };
+  return { ok: false, error, advice: adviceFor(error), inputRequired };
+}
+
+/**
+ * What a tool result an MCP server sent means when it failed (`isError: true`) or asks for more input
+ * (`resultType: "input_required"`, MCP 2026-07-28), in the failure shape of the agent side;
+ * undefined for a success. Its structuredContent when that is this contract's
  * envelope (toToolResult's), else its text read as fromResponse reads a body (JSON an MCP server
  * passed on from an API is read as that API's error). A tool execution error with nothing more says
- * its input can be corrected (MCP 2025-11-25, Tools, Error Handling: "actionable feedback that
- * language models can use to self-correct and retry with adjusted parameters"), so the text is read
- * as the catalog's tool_execution_error signal (invalid_input, fix_input), with the field when the text names one.
- * The MCP SDK's own text for arguments a tool's inputSchema refuses is read as a validation body:
+ * its input can be corrected (MCP 2025-11-25 and 2026-07-28, Tools, Error Handling,
+ * https://modelcontextprotocol.io/specification/2026-07-28/server/tools#error-handling: "actionable
+ * feedback that language models can use to self-correct and retry with adjusted parameters"), so the
+ * text is read as the catalog's tool_execution_error signal (invalid_input, fix_input), with the field when the text names one.
+ * The MCP SDK's own text for arguments a tool's inputSchema refuses (v1's and v2's) is read as a validation body:
  * `field` is the first issue's dot path, `errors` every issue's field in order, and the code
  * missing_field when the first issue's sentence says so in the catalog's validation phrases.
+ * An input_required result (an interim result, neither success nor isError: the request did not
+ * complete) is read by fromInputRequired: needs_human while it asks for input, with `inputRequired`
+ * holding its inputRequests and requestState for the retry. A result without `resultType` is
+ * "complete" (2026-07-28, Key Changes 8: clients MUST treat an absent field as "complete").
  * @example const result = await client.callTool({ name: 'get_order', arguments: { id } }); const failure = fromToolResult(result);
  */
-export function fromToolResult(result: unknown): AgentFailure | undefined {
-  if (!isRecord(result) || result.isError !== true) return undefined;
+export function fromToolResult(result: unknown): ToolResultFailure | undefined {
+  if (!isRecord(result)) return undefined;
+  if (result.resultType === INPUT_REQUIRED) return fromInputRequired(result);
+  if (result.isError !== true) return undefined;
   const structured = result.structuredContent;
   const error = isRecord(structured) && validateEnvelope(structured, { received: true }).valid ? (structured as unknown as Envelope).error : fromToolText(textOf(result.content)).error;
   return { ok: false, error, advice: adviceFor(error) };
@@ -216,12 +296,16 @@ function wrapHandler(handler: unknown, options: AgentToolErrorsOptions): unknown
  * any other thrown error a generic `internal` result that shows nothing of its message (the SDK's
  * own answer is the message itself), handed to `onError` once. Arguments a tool's inputSchema
  * refuses never reach a handler: the SDK answers them itself, in text, through its McpServer's
- * `createToolError` method (a private one, as of @modelcontextprotocol/sdk 1.32.2). When the server
- * has that method, it is replaced on this instance: the SDK's input-validation text becomes
+ * `createToolError` method (a private one, as of @modelcontextprotocol/sdk 1.32.2; a public one of
+ * the v2 SDK's McpServer, @modelcontextprotocol/server 2.4.0, which serves protocol revision
+ * 2026-07-28 and has `registerTool` alone). Each method is used only when the server has it, so the
+ * same call suits either SDK. When the server has createToolError, it is replaced on this instance: the SDK's input-validation text (v1's or v2's) becomes
  * toToolResult's structured result of what fromToolResult reads of it (invalid_input or
  * missing_field, the first issue's field, every issue in `errors`), and any other message is the
  * SDK's own result. An SDK without the method keeps its text, which fromToolResult still reads; the
- * test with the real SDK (test/agent/mcp-errors.test.ts) fails if the method or its text changes.
+ * tests with the real SDKs (test/agent/mcp-errors.test.ts for v1, test/agent/mcp-current.test.ts for
+ * v2) fail if the method or its text changes. A handler may return a 2026-07-28 input_required
+ * result (the v2 SDK's `inputRequired(...)`): it is returned as it is, never read as a failure.
  * A tool that declares an outputSchema declares toolOutputSchema(its success schema), since the
  * SDK's client checks an error's structuredContent too. Returns the server.
  * @example const server = agentToolErrors(new McpServer({ name: 'shop', version: '1.0.0' }), { onError: log.error });

@@ -14,7 +14,9 @@
 //     { response: { statusCode, headers, body } }; ky: HTTPError { response: Response }, whose body
 //     is unread (its status and headers speak).
 //   @modelcontextprotocol/sdk: McpError { code, message, data }, a JSON-RPC error; its own -32000
-//     (connection closed) and -32001 (request timed out) are no answer.
+//     (connection closed) and -32001 (request timed out) are no answer. @modelcontextprotocol/client
+//     (v2, revision 2026-07-28): ProtocolError, the same members (its subclasses keep the name); its
+//     SdkError { code: 'REQUEST_TIMEOUT' | 'CONNECTION_CLOSED' | ... } is no answer.
 //   A failure before any response: an error, or its cause, with a socket's or undici's code, or a
 //   TimeoutError.
 import { READERS } from '../../generated/catalog.js';
@@ -60,7 +62,7 @@ function carried(e: Record<string, unknown>): Carried | undefined {
   }
   // The MCP SDK's McpError: the JSON-RPC error a server answered (its own -32000, connection closed,
   // and -32001, request timed out, are a failure before any answer, read below).
-  if (e.name === 'McpError' && Number.isInteger(e.code) && e.code !== -32000 && e.code !== -32001) {
+  if ((e.name === 'McpError' || e.name === 'ProtocolError') && Number.isInteger(e.code) && !(e.name === 'McpError' && (e.code === -32000 || e.code === -32001))) {
     const message = typeof e.message === 'string' ? e.message.replace(/^MCP error -?\d+: /, '') : '';
     return { status: 200, headers: null, body: { jsonrpc: '2.0', error: { code: e.code, message, data: e.data } } };
   }
@@ -88,6 +90,8 @@ function carried(e: Record<string, unknown>): Carried | undefined {
 }
 
 /** The codes of a failure before any response: the socket's, DNS's and undici's. */
+/** The v2 MCP client's SdkError codes for a request that got no answer (its SdkErrorCode). */
+const MCP_SDK_NO_ANSWER = /^(REQUEST_TIMEOUT|CONNECTION_CLOSED|SEND_FAILED|NOT_CONNECTED)$/;
 const NETWORK_CODES = /^(E(CONN(REFUSED|RESET|ABORTED)|TIMEDOUT|NOTFOUND|AI_AGAIN|PIPE|HOSTUNREACH|NETUNREACH)|UND_ERR_(SOCKET|CONNECT_TIMEOUT|HEADERS_TIMEOUT|BODY_TIMEOUT|CLOSED)|ERR_NETWORK)$/;
 /** The names SDKs give a request that got no response: Stainless's, Stripe's (as its type), and a timeout's. */
 const NETWORK_NAMES = /^(APIConnection(Timeout)?Error|StripeConnectionError|TimeoutError|FetchError)$/;
@@ -98,6 +102,7 @@ function isNetwork(error: unknown, depth = 0): boolean {
   const e = error as Record<string, unknown>;
   if (typeof e.code === 'string' && NETWORK_CODES.test(e.code)) return true;
   if (e.name === 'McpError' && (e.code === -32000 || e.code === -32001)) return true;
+  if (e.name === 'SdkError' && typeof e.code === 'string' && MCP_SDK_NO_ANSWER.test(e.code)) return true;
   if (NETWORK_NAMES.test(String(e.type ?? '')) || NETWORK_NAMES.test(String(e.name ?? '')) || NETWORK_NAMES.test(String((e.constructor as { name?: unknown } | undefined)?.name ?? ''))) return true;
   // fetch's own: TypeError('fetch failed') with the socket's error as its cause.
   return depth < 4 && e.cause !== undefined && e.cause !== error && isNetwork(e.cause, depth + 1);

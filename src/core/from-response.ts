@@ -398,7 +398,11 @@ function readGraphql(body: JsonObject): Reading | null {
 function readJsonRpc(body: JsonObject): Reading | null {
   const error = obj(body, 'error');
   if (own(body, 'jsonrpc') !== '2.0' || !error || !Number.isInteger(own(error, 'code'))) return null;
-  const code = String(own(error, 'code'));
+  let code = String(own(error, 'code'));
+  // MCP 2026-07-28 answers a resource that does not exist with -32602 and data that is only its uri
+  // (Server Features, Resources, Error Handling), where 2025-11-25 sent -32002: read as that row.
+  const data = own(error, 'data');
+  if (code === String(MCP_INVALID_PARAMS) && isRecord(data) && typeof own(data, 'uri') === 'string' && Object.keys(data).length === 1) code = String(MCP_RESOURCE_NOT_FOUND);
   // A2A sends an ErrorInfo of its domain in the error's data (A2A 1.0, section 9.5): its reason, else its code, is A2A's.
   const { field, reason, a2a } = detailsOf(list(error, 'data'));
   const lookups: (readonly [ReaderTable, string | null])[] = a2a ? [['a2a_reason', reason], ['a2a_jsonrpc_code', code]] : [['jsonrpc_code', code]];
@@ -415,6 +419,10 @@ function readUserErrors(body: JsonObject): Reading | null {
     said === null ? `the mutation's first userErrors item gives no code, and its sentence makes it ${lead.code}` : `the mutation's first userErrors item says ${JSON.stringify(said.slice(0, 40))}, which is ${lead.code} (the catalog's graphql_user_error_code table)`;
   return reading(lead.code, lead.field, lead.message, null, false, why);
 }
+
+/** JSON-RPC's invalid params, and MCP 2025-11-25's resource not found, which MCP 2026-07-28 sends as invalid params with the uri. */
+const MCP_INVALID_PARAMS = -32602;
+const MCP_RESOURCE_NOT_FOUND = -32002;
 
 /** Slack's Web API answer {ok: false, error: "channel_not_found"}, with the scope it lacks in needed. */
 function readSlack(body: JsonObject): Reading | null {
