@@ -12,10 +12,9 @@ import { z } from 'zod';
 import { agentToolErrors, fromToolResult } from '../../src/agent/mcp.js';
 import { failureOf } from '../../src/agent/drop-in.js';
 import { CODES, READERS, validateEnvelope } from '../../src/index.js';
-import { agentError } from '../../src/site/agent-error.js';
+import { registerFailingTools, SECRET } from '../helpers/mcp-tools.js';
 import { serve, type TestServer } from '../helpers/server.js';
 
-const SECRET = 'connection to db-7 refused: password=hunter2';
 const heard: unknown[] = [];
 let http: TestServer;
 let client: Client;
@@ -26,15 +25,7 @@ let plainClient: Client;
 function newServer(plain: boolean): McpServer {
   const bare = new McpServer({ name: 'shop', version: '1.0.0' });
   const server = plain ? bare : agentToolErrors(bare, { onError: (error) => heard.push(error) });
-  server.registerTool('slow_down', { description: 'throws a rate limit' }, async () => {
-    throw agentError('rate_limited', { retryAfter: 30, message: 'Too many orders this minute' });
-  });
-  server.registerTool('fix_quantity', { description: 'throws a field error' }, async () => {
-    throw agentError('invalid_input', { field: 'quantity', message: 'quantity must be at least 1' });
-  });
-  server.registerTool('broken', { description: 'throws an error of its own' }, async () => {
-    throw new Error(SECRET);
-  });
+  registerFailingTools(server as unknown as Parameters<typeof registerFailingTools>[0]);
   server.registerTool(
     'place_order',
     { description: 'validates an order', inputSchema: z.object({ id: z.string(), quantity: z.number().int().min(1), address: z.object({ zip: z.string() }).optional() }) },

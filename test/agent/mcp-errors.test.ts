@@ -14,10 +14,9 @@ import { z } from 'zod';
 import { failureOf } from '../../src/agent/drop-in.js';
 import { agentToolErrors, fromToolResult } from '../../src/agent/mcp.js';
 import { CODES, validateEnvelope } from '../../src/index.js';
-import { agentError } from '../../src/site/agent-error.js';
+import { registerFailingTools, SECRET } from '../helpers/mcp-tools.js';
 import { serve, type TestServer } from '../helpers/server.js';
 
-const SECRET = 'connection to db-7 refused: password=hunter2';
 const heard: unknown[] = [];
 let http: TestServer;
 let client: Client;
@@ -31,15 +30,7 @@ const PLACE_ORDER_INPUT = { id: z.string(), quantity: z.number().int().min(1), a
 function newServer(plain = false): McpServer {
   const bare = new McpServer({ name: 'shop', version: '1.0.0' });
   const server = plain ? bare : agentToolErrors(bare, { onError: (error) => heard.push(error) });
-  server.registerTool('slow_down', { description: 'throws a rate limit' }, async () => {
-    throw agentError('rate_limited', { retryAfter: 30, message: 'Too many orders this minute' });
-  });
-  server.registerTool('fix_quantity', { description: 'throws a field error' }, async () => {
-    throw agentError('invalid_input', { field: 'quantity', message: 'quantity must be at least 1' });
-  });
-  server.registerTool('broken', { description: 'throws an error of its own' }, async () => {
-    throw new Error(SECRET);
-  });
+  registerFailingTools(server as unknown as Parameters<typeof registerFailingTools>[0]);
   server.registerTool('says_in_text', { description: 'fails with text only' }, async () => ({ isError: true, content: [{ type: 'text', text: "'sku' parameter is invalid: no such product code" }] }));
   server.registerTool('order', { description: 'validates its input', inputSchema: { quantity: z.number().int().min(1) } }, async ({ quantity }) => ({ content: [{ type: 'text', text: `ordered ${quantity}` }] }));
   server.registerTool('place_order', { description: 'validates an order', inputSchema: PLACE_ORDER_INPUT }, async ({ id }) => ({ content: [{ type: 'text', text: `placed ${id}` }] }));
