@@ -18,11 +18,25 @@
 //   (2,2,1,1,1,1,1,1 over the 8 workers, unpaced store) to a fresh quotaSite, from the batch commands
 //   to the last answer, exactly as the rows' wall times are measured (median of 3).
 //
-// The rows of a part run at the same time on the same 8 processes (each row on a site, and so a
-// store key, of its own), so they share the machine's conditions. Prints both tables as Markdown
+// outage: how a fleet of 6 worker processes x 5 loops (bench/outage-worker.ts, 20-80 ms between
+//   requests) treats a loopback site that fails (outageSite, test/helpers/outage-site.ts), with five
+//   clients side by side, each on a site of its own: this package with its retry budget and shared
+//   circuit (`ours`), this package as it was (`ours-off`), cockatiel, opossum and the AWS SDK's
+//   standard retry strategy (@smithy/util-retry). Three measurements, each on a redis-server and a
+//   fleet of its own: healthy 3 s, down 8 s (every call 500, no Retry-After), healthy 4 s (site calls
+//   per request and per second while down, the most calls in any 1 s after its first 2 s, the time
+//   from recovery to every worker's first success); 30 % random failures for 10 s (extra calls per
+//   request); and the store's cost on a healthy site, `ours` alone for 5 s (Redis commands per site
+//   call, from INFO commandstats after CONFIG RESETSTAT). Targets as the issue sets them; a row that
+//   misses one is marked ❌.
+//
+// The rows of a part run at the same time on the same processes (each row on a site, and so a
+// store key, of its own), so they share the machine's conditions. Prints the tables as Markdown
 // and writes them to bench/results/fleet.md. `--json` prints the measurements as JSON instead (and
-// writes nothing). Exit code 1 when Redis cannot start or a part cannot measure.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// writes nothing). `--only <part>` (probe, quota or outage; repeatable, or comma-separated) runs
+// those parts alone and prints their tables without writing fleet.md, which holds every part.
+// Exit code 1 when Redis cannot start or a part cannot measure.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +44,7 @@ import { createClient } from 'redis';
 import {
   hostNow,
   limitedSite,
+  pause,
   quotaSite,
   startFleet,
   until,
@@ -40,8 +55,10 @@ import {
   type StoreKind,
   type Worker,
 } from '../test/helpers/fleet.js';
+import { outageSite, type OutageMode, type OutageSite } from '../test/helpers/outage-site.js';
 import { privateRedis, type TestRedis } from '../test/helpers/redis.js';
 import { serve } from '../test/helpers/server.js';
+import { startOutageFleet, type ClientKind, type OutageLoopReport, type OutageRequest, type OutageStatus, type OutageWorker } from './outage-worker.js';
 import { median } from './stats.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -282,6 +299,438 @@ async function quotaPart(fleet: readonly Worker[], floor: Floor): Promise<QuotaR
 }
 
 // ---------------------------------------------------------------------------------------------
+// Outage: a site that fails, and how a fleet treats it (bench/outage-worker.ts, test/helpers/outage-site.ts)
+
+const OUTAGE = {
+  workers: 6,
+  loops: 5,
+  pauseMs: [20, 80] as const,
+  healthyMs: 3000,
+  downMs: 8000,
+  recoveredMs: 4000,
+  /** probes: the most calls in any sliceMs (sliding) of the down stretch after its first probeAfterMs. */
+  probeAfterMs: 2000,
+  sliceMs: 1000,
+  randomMs: 10_000,
+  failureRate: 0.3,
+  costMs: 5000,
+} as const;
+
+/** The issue's targets; never softened. Each is an upper bound. */
+const OUTAGE_TARGETS = {
+  /** Site calls during the down stretch per request the fleet made during it. */
+  callsPerRequest: 0.1,
+  /** ours only: the most calls in any 1 s of the down stretch after its first 2 s (the circuit lets one probe through per window). */
+  probes: 1,
+  /** ms from recovery to every worker's first success. */
+  recoveryMs: 2000,
+  /** 30 % random failures: calls per request - 1. */
+  extraCalls: 0.1,
+  /** Healthy site: Redis commands per site call. */
+  storeCommands: 0.05,
+} as const;
+
+/** Versions of the peers as installed, for the labels. */
+function versionOf(name: string): string {
+  try {
+    return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+  } catch {
+    return '?';
+  }
+}
+
+const OUTAGE_ROWS: readonly { label: string; client: ClientKind }[] = [
+  { label: 'this package: retry budget and shared circuit on (`ours`, createRedisStore defaults)', client: 'ours' },
+  { label: 'this package as it was (`ours-off`, retryBudget: false, circuit: false)', client: 'ours-off' },
+  { label: `cockatiel ${versionOf('cockatiel')}: retry (maxAttempts 1, ExponentialBackoff) around circuitBreaker (ConsecutiveBreaker(5), halfOpenAfter 10 s)`, client: 'cockatiel' },
+  { label: `opossum ${versionOf('opossum')}: CircuitBreaker (errorThresholdPercentage 50, resetTimeout 30 s, timeout 3 s), one retry while closed`, client: 'opossum' },
+  { label: `@smithy/util-retry ${versionOf('@smithy/util-retry')} (@smithy/core ${versionOf('@smithy/core')}): StandardRetryStrategy, 3 attempts, retry quota`, client: 'smithy' },
+];
+
+/** Commands the bench itself sends, and a connection's setup (pub/sub included): not the store's cost. */
+const NOT_STORE_COMMANDS = new Set(['info', 'config', 'subscribe', 'psubscribe', 'ping', 'hello', 'client', 'select', 'auth']);
+
+interface OutageDown {
+  /** Requests started during the down stretch, and the calls the site received during it. */
+  readonly requests: number;
+  readonly calls: number;
+  readonly callsPerRequest: number;
+  readonly callsPerSecond: number;
+  /** The most calls in any 1 s of the down stretch after its first 2 s. */
+  readonly probes: number;
+  /** Of the requests started during it: those answered from the store (`remembered`). */
+  readonly remembered: number;
+  /** Those that made no call at all (a breaker, a store or a quota answered them). */
+  readonly withoutCall: number;
+  /** Those the circuit held back without a call, and those whose retry the budget held back (the failure's `throttled.by`). */
+  readonly heldByCircuit: number;
+  readonly heldByBudget: number;
+  /** Those that ended ok (a retry that landed after the recovery). */
+  readonly ok: number;
+  /** The down stretch as it was, ms (the switches are timers on a busy process). */
+  readonly ms: number;
+}
+
+interface OutageRow {
+  readonly label: string;
+  readonly client: ClientKind;
+  /** Why the row was not measured (its client could not be made or failed its warm-up), else null. */
+  readonly unavailable: string | null;
+  readonly down: OutageDown | null;
+  /** ms from the switch back to healthy to every worker's first success; null when a worker had none before the end. */
+  readonly recoveryMs: number | null;
+  /** Per worker, ms from the switch back to its first success (null: none). */
+  readonly recoveryPerWorker: (number | null)[];
+  /** 429s the site sent (none: it never sends one). */
+  readonly limited: number;
+  /** Requests of the first healthy stretch, and the share of them that ended ok (a check of the wiring). */
+  readonly before: { readonly requests: number; readonly okShare: number } | null;
+  /** The stretches as they were, ms (the switches are timers on a busy process). */
+  readonly stretches?: { readonly healthyMs: number; readonly downMs: number; readonly recoveredMs: number };
+}
+
+interface RandomRow {
+  readonly label: string;
+  readonly client: ClientKind;
+  readonly unavailable: string | null;
+  /** Requests (ended, and aborted by the stop), the site's calls, and what the workers counted. */
+  readonly requests: number;
+  readonly calls: number;
+  readonly workerCalls: number;
+  readonly extraCalls: number;
+  /** Requests that ended, and the share of them that ended ok. */
+  readonly ended: number;
+  readonly okShare: number;
+  /** Requests that ended without a call (a breaker open, a store's answer). */
+  readonly withoutCall: number;
+  readonly ms: number;
+}
+
+interface StoreCost {
+  readonly unavailable: string | null;
+  readonly commands: number;
+  readonly byCommand: { command: string; calls: number }[];
+  /** Commands left out (the bench's own, and connection setup), for the record. */
+  readonly leftOut: { command: string; calls: number }[];
+  readonly siteCalls: number;
+  readonly requests: number;
+  readonly perCall: number;
+  readonly ms: number;
+}
+
+const maxSlice = (times: readonly number[], from: number, to: number, width: number): number => {
+  const inside = times.filter((t) => t >= from && t < to).sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < inside.length; i++) {
+    while (j < inside.length && inside[j]! < inside[i]! + width) j++;
+    most = Math.max(most, j - i);
+  }
+  return most;
+};
+
+/** Starts an outage fleet on a redis-server of its own, runs `part` on it, and stops both. */
+async function onOwnOutageRedis<T>(name: string, part: (fleet: OutageWorker[], redisUrl: string) => Promise<T>): Promise<{ result: T; redis: string; problems: string[]; fallbacks: OutageStatus['fallbacks'] }> {
+  const redis = await ownRedis();
+  let fleet: OutageWorker[] = [];
+  try {
+    const version = await redisVersion(redis.url);
+    fleet = await startOutageFleet(OUTAGE.workers, redis.url, prefix(name));
+    const result = await part(fleet, redis.url);
+    const statuses = (await Promise.all(fleet.map((w) => w.send({ op: 'status' })))) as OutageStatus[];
+    return { result, redis: version, problems: statuses.flatMap((s, i) => s.problems.map((p) => `outage worker ${i}: ${p}`)), fallbacks: statuses.flatMap((s) => s.fallbacks) };
+  } finally {
+    await Promise.all(fleet.map((w) => w.close()));
+    await redis.stop();
+  }
+}
+
+/**
+ * Makes each client in every worker and warms it on a site of its own (a success, then a failure, so
+ * the error paths are loaded and the stores' scripts are in Redis); answers, per client, why it
+ * cannot be measured (it could not be made, or its healthy request failed), or null. The measured
+ * sites are other origins, so what the warm-up's failure taught a breaker or a store stays on the
+ * warm-up's origin.
+ */
+async function warmClients(fleet: readonly OutageWorker[], clients: readonly ClientKind[]): Promise<Map<ClientKind, string | null>> {
+  const site = await outageSite();
+  const why = new Map<ClientKind, string | null>(clients.map((c) => [c, null]));
+  try {
+    for (const mode of ['healthy', 'down'] as const) {
+      site.setMode(mode);
+      await Promise.all(
+        fleet.map(async (w) => {
+          for (const client of clients) {
+            if (why.get(client)) continue;
+            try {
+              const r = (await w.send({ op: 'try', url: `${site.url}/${client}`, client })) as OutageRequest;
+              if (mode === 'healthy' && !r.ok && why.get(client) === null) why.set(client, `its warm-up request to a healthy site failed (${JSON.stringify(r)})`);
+            } catch (error) {
+              why.set(client, error instanceof Error ? error.message : String(error));
+            }
+          }
+        }),
+      );
+    }
+  } finally {
+    await site.close();
+  }
+  return why;
+}
+
+/** Loops of every client on a site of its own through `phases` (each site switched to the phase's mode as it begins); the sites, the switches and the reports. */
+async function runPhases(
+  fleet: readonly OutageWorker[],
+  clients: readonly ClientKind[],
+  phases: readonly { mode: OutageMode; ms: number }[],
+  failureRate = OUTAGE.failureRate,
+): Promise<{ sites: OutageSite[]; switches: number[][]; stopped: number; reports: OutageLoopReport[][] }> {
+  const sites = await Promise.all(clients.map(() => outageSite({ mode: phases[0]!.mode, failureRate })));
+  try {
+    const url = (i: number): string => `${sites[i]!.url}/items`;
+    await Promise.all(clients.flatMap((client, i) => fleet.map((w) => w.send({ op: 'start', url: url(i), client, loops: OUTAGE.loops, pauseMs: OUTAGE.pauseMs }))));
+    const switches: number[][] = [];
+    for (const phase of phases) {
+      switches.push(sites.map((site) => site.setMode(phase.mode)));
+      await pause(phase.ms);
+    }
+    const stopped = hostNow();
+    const reports = await within(
+      'stopping the outage loops',
+      30_000,
+      Promise.all(clients.map((_, i) => Promise.all(fleet.map((w) => w.send({ op: 'stop', url: url(i) }) as Promise<OutageLoopReport>)))),
+    );
+    return { sites, switches, stopped, reports };
+  } finally {
+    await Promise.all(sites.map((s) => s.close()));
+  }
+}
+
+async function outageDown(fleet: readonly OutageWorker[]): Promise<OutageRow[]> {
+  const why = await warmClients(fleet, OUTAGE_ROWS.map((r) => r.client));
+  const measured = OUTAGE_ROWS.filter((r) => why.get(r.client) === null);
+  const { sites, switches, stopped, reports } = await runPhases(
+    fleet,
+    measured.map((r) => r.client),
+    [
+      { mode: 'healthy', ms: OUTAGE.healthyMs },
+      { mode: 'down', ms: OUTAGE.downMs },
+      { mode: 'healthy', ms: OUTAGE.recoveredMs },
+    ],
+  );
+  return OUTAGE_ROWS.map((row) => {
+    const i = measured.indexOf(row);
+    if (i < 0) return { label: row.label, client: row.client, unavailable: why.get(row.client)!, down: null, recoveryMs: null, recoveryPerWorker: [], limited: 0, before: null };
+    const site = sites[i]!;
+    const [began, down, up] = [switches[0]![i]!, switches[1]![i]!, switches[2]![i]!];
+    const all = reports[i]!.flatMap((r) => r.requests);
+    const during = all.filter((r) => r.started >= down && r.started < up);
+    const calls = site.callsBetween(down, up);
+    const before = all.filter((r) => r.started >= began && r.started < down);
+    const recoveryPerWorker = reports[i]!.map((r) => {
+      const firsts = r.requests.filter((q) => q.ok && q.ended >= up).map((q) => q.ended);
+      return firsts.length ? Math.min(...firsts) - up : null;
+    });
+    return {
+      label: row.label,
+      client: row.client,
+      unavailable: null,
+      down: {
+        requests: during.length,
+        calls,
+        callsPerRequest: during.length ? calls / during.length : Number.POSITIVE_INFINITY,
+        callsPerSecond: calls / ((up - down) / 1000),
+        probes: maxSlice(site.arrivals.map((a) => a.at), down + OUTAGE.probeAfterMs, up, OUTAGE.sliceMs),
+        remembered: during.filter((r) => r.remembered).length,
+        withoutCall: during.filter((r) => r.calls === 0).length,
+        heldByCircuit: during.filter((r) => r.throttled === 'circuit').length,
+        heldByBudget: during.filter((r) => r.throttled === 'retry_budget').length,
+        ok: during.filter((r) => r.ok).length,
+        ms: up - down,
+      },
+      recoveryMs: recoveryPerWorker.some((x) => x === null) ? null : Math.max(...(recoveryPerWorker as number[])),
+      recoveryPerWorker,
+      limited: site.answered(429),
+      before: { requests: before.length, okShare: before.length ? before.filter((r) => r.ok).length / before.length : 0 },
+      stretches: { healthyMs: down - began, downMs: up - down, recoveredMs: stopped - up },
+    };
+  });
+}
+
+async function outageRandom(fleet: readonly OutageWorker[]): Promise<RandomRow[]> {
+  const why = await warmClients(fleet, OUTAGE_ROWS.map((r) => r.client));
+  const measured = OUTAGE_ROWS.filter((r) => why.get(r.client) === null);
+  const { sites, switches, stopped, reports } = await runPhases(fleet, measured.map((r) => r.client), [{ mode: 'random', ms: OUTAGE.randomMs }]);
+  return OUTAGE_ROWS.map((row) => {
+    const i = measured.indexOf(row);
+    if (i < 0) return { label: row.label, client: row.client, unavailable: why.get(row.client)!, requests: 0, calls: 0, workerCalls: 0, extraCalls: Number.NaN, ended: 0, okShare: Number.NaN, withoutCall: 0, ms: 0 };
+    const ended = reports[i]!.flatMap((r) => r.requests);
+    const aborted = reports[i]!.flatMap((r) => r.aborted);
+    const requests = ended.length + aborted.length;
+    const calls = sites[i]!.arrivals.length;
+    return {
+      label: row.label,
+      client: row.client,
+      unavailable: null,
+      requests,
+      calls,
+      workerCalls: ended.reduce((n, r) => n + r.calls, 0) + aborted.reduce((n, r) => n + r.calls, 0),
+      extraCalls: requests ? calls / requests - 1 : Number.NaN,
+      ended: ended.length,
+      okShare: ended.length ? ended.filter((r) => r.ok).length / ended.length : Number.NaN,
+      withoutCall: ended.filter((r) => r.calls === 0).length,
+      ms: stopped - switches[0]![i]!,
+    };
+  });
+}
+
+/** INFO commandstats as { command: calls }; a subcommand (`client|setinfo`) under its command. */
+function commandCalls(info: string): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    const name = m[1]!.toLowerCase();
+    calls.set(name, (calls.get(name) ?? 0) + Number(m[2]));
+  }
+  return calls;
+}
+
+async function outageCost(fleet: readonly OutageWorker[], redisUrl: string): Promise<StoreCost> {
+  const why = (await warmClients(fleet, ['ours'])).get('ours')!;
+  if (why) return { unavailable: why, commands: 0, byCommand: [], leftOut: [], siteCalls: 0, requests: 0, perCall: Number.NaN, ms: 0 };
+  const redis = createClient({ url: redisUrl });
+  redis.on('error', () => {});
+  await redis.connect();
+  try {
+    await redis.sendCommand(['CONFIG', 'RESETSTAT']);
+    const { sites, switches, stopped, reports } = await runPhases(fleet, ['ours'], [{ mode: 'healthy', ms: OUTAGE.costMs }]);
+    const stats = commandCalls(String(await redis.sendCommand(['INFO', 'commandstats'])));
+    const isStore = (name: string): boolean => !NOT_STORE_COMMANDS.has(name.split('|')[0]!);
+    const byCommand = [...stats].filter(([name]) => isStore(name)).map(([command, calls]) => ({ command, calls })).sort((a, b) => b.calls - a.calls);
+    const leftOut = [...stats].filter(([name]) => !isStore(name)).map(([command, calls]) => ({ command, calls })).sort((a, b) => b.calls - a.calls);
+    const commands = byCommand.reduce((n, c) => n + c.calls, 0);
+    const siteCalls = sites[0]!.arrivals.length;
+    const requests = reports[0]!.reduce((n, r) => n + r.requests.length + r.aborted.length, 0);
+    return { unavailable: null, commands, byCommand, leftOut, siteCalls, requests, perCall: siteCalls ? commands / siteCalls : Number.NaN, ms: stopped - switches[0]![0]! };
+  } finally {
+    redis.destroy();
+  }
+}
+
+interface OutageResult {
+  readonly down: OutageRow[];
+  readonly random: RandomRow[];
+  readonly cost: StoreCost;
+  /** Per measurement, each time a worker's Redis store (ours, ours-off) answered from its memory store instead (warm-up included). */
+  readonly fallbacks: { readonly down: OutageStatus['fallbacks']; readonly random: OutageStatus['fallbacks']; readonly cost: OutageStatus['fallbacks'] };
+}
+
+async function outagePart(): Promise<{ result: OutageResult; redis: string; problems: string[] }> {
+  const down = await onOwnOutageRedis('outage', (fleet) => within('the outage rows', 120_000, outageDown(fleet)));
+  const random = await onOwnOutageRedis('random', (fleet) => within('the random-failure rows', 120_000, outageRandom(fleet)));
+  const cost = await onOwnOutageRedis('cost', (fleet, url) => within('the store cost', 120_000, outageCost(fleet, url)));
+  return {
+    result: { down: down.result, random: random.result, cost: cost.result, fallbacks: { down: down.fallbacks, random: random.fallbacks, cost: cost.fallbacks } },
+    redis: down.redis,
+    problems: [...down.problems, ...random.problems, ...cost.problems],
+  };
+}
+
+/** A value against an upper bound: ✅ when met, ❌ with the target when not. `text` shows the value; digits are added when rounding would hide a miss. */
+function judged(value: number | null, target: number, text: (x: number) => string, targetText: string, missing = 'none'): string {
+  if (value === null || Number.isNaN(value)) return `❌ ${missing} (target ${targetText})`;
+  if (value <= target) return `✅ ${text(value)}`;
+  return `❌ ${text(value)} (target ${targetText})`;
+}
+
+/** A ratio with 2 decimals, or 3 when 2 would round a miss down to the target. */
+const ratioText = (target: number) => (x: number): string => (x > target && Number(x.toFixed(2)) <= target ? x.toFixed(3) : x.toFixed(2));
+const percent = (x: number): string => (Number.isNaN(x) ? '-' : `${(x * 100).toFixed(1)} %`);
+
+function outageTable(rows: readonly OutageRow[]): string {
+  const t = OUTAGE_TARGETS;
+  const lines = [
+    `| client | site calls per request while down (target ≤ ${t.callsPerRequest.toFixed(2)}) | site calls/s while down, fleet | probes: most calls in any 1 s after the first 2 s (ours: target ≤ ${t.probes}) | recovery: s to every worker's first success (target ≤ ${t.recoveryMs / 1000} s) | 429s | requests while down | site calls while down | requests without a call | from the store | no call: circuit | no retry: budget | ok before the outage |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map((r) => {
+      if (!r.down) return `| ${r.label} | not measured: ${r.unavailable} |  |  |  |  |  |  |  |  |  |  |  |`;
+      const d = r.down;
+      const recovered = r.recoveryPerWorker.filter((x) => x !== null).length;
+      const probes = r.client === 'ours' ? judged(d.probes, t.probes, String, `≤ ${t.probes}`) : String(d.probes);
+      const recovery = judged(r.recoveryMs === null ? null : r.recoveryMs / 1000, t.recoveryMs / 1000, (x) => `${x.toFixed(2)} s`, `≤ ${t.recoveryMs / 1000} s`, `${recovered} of ${r.recoveryPerWorker.length} workers within ${OUTAGE.recoveredMs / 1000} s`);
+      return `| ${r.label} | ${judged(d.callsPerRequest, t.callsPerRequest, ratioText(t.callsPerRequest), `≤ ${t.callsPerRequest.toFixed(2)}`)} | ${d.callsPerSecond.toFixed(1)} | ${probes} | ${recovery} | ${r.limited} | ${d.requests} | ${d.calls} | ${d.withoutCall} | ${d.remembered} | ${d.heldByCircuit} | ${d.heldByBudget} | ${percent(r.before!.okShare)} |${r.unavailable ? ` (${r.unavailable})` : ''}`;
+    }),
+  ];
+  return lines.join('\n');
+}
+
+function randomTable(rows: readonly RandomRow[]): string {
+  const t = OUTAGE_TARGETS.extraCalls;
+  const lines = [
+    `| client | extra calls per request (target ≤ ${t.toFixed(2)}) | requests that ended ok | requests | site calls | requests without a call |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    `| no retries at all (${(OUTAGE.failureRate * 100).toFixed(0)} % of requests fail) | 0.00 | ${percent(1 - OUTAGE.failureRate)} |  |  |  |`,
+    ...rows.map((r) =>
+      r.unavailable
+        ? `| ${r.label} | not measured: ${r.unavailable} |  |  |  |  |`
+        : `| ${r.label} | ${judged(r.extraCalls, t, ratioText(t), `≤ ${t.toFixed(2)}`)} | ${percent(r.okShare)} | ${r.requests} | ${r.calls} | ${r.withoutCall} |`,
+    ),
+  ];
+  return lines.join('\n');
+}
+
+function costTable(cost: StoreCost): string {
+  const t = OUTAGE_TARGETS.storeCommands;
+  if (cost.unavailable) return `Not measured: ${cost.unavailable}`;
+  return [
+    `| client | Redis commands per site call (target ≤ ${t.toFixed(2)}) | Redis commands | site calls | requests | scripts run (evalsha, eval) per site call |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    `| ${OUTAGE_ROWS[0]!.label} | ${judged(cost.perCall, t, ratioText(t), `≤ ${t.toFixed(2)}`)} | ${cost.commands} | ${cost.siteCalls} | ${cost.requests} | ${(cost.byCommand.filter((c) => c.command === 'evalsha' || c.command === 'eval').reduce((n, c) => n + c.calls, 0) / cost.siteCalls).toFixed(2)} |`,
+    '',
+    '| Redis command (scripts\' own calls included) | calls | per site call |',
+    '| --- | ---: | ---: |',
+    ...cost.byCommand.map((c) => `| ${c.command} | ${c.calls} | ${(c.calls / cost.siteCalls).toFixed(3)} |`),
+    ...(cost.leftOut.length ? ['', `Left out (the bench's own commands and connection setup): ${cost.leftOut.map((c) => `${c.command} ${c.calls}`).join(', ')}.`] : []),
+  ].join('\n');
+}
+
+/** A note of the Redis store fallbacks in a measurement, or nothing when there were none. */
+function fallbackNote(fallbacks: OutageStatus['fallbacks']): string[] {
+  if (fallbacks.length === 0) return [];
+  const count = (client: string): number => fallbacks.filter((f) => f.client === client).length;
+  const reasons = [...new Set(fallbacks.map((f) => f.message))].join('; ');
+  return ['', `Redis store fallbacks in this measurement (a worker's store answered from its own memory store until Redis answered again): ours ${count('ours')}, ours-off ${count('ours-off')} (${reasons}).`];
+}
+
+function outageReport(outage: OutageResult): string {
+  const o = OUTAGE;
+  return [
+    `## Outage: a site that fails, and how a fleet treats it`,
+    '',
+    `${o.workers} worker processes × ${o.loops} loops per client (\`bench/outage-worker.ts\`; ${o.pauseMs[0]}-${o.pauseMs[1]} ms, random, between requests), every client at the same time on a loopback \`outageSite\` of its own (\`test/helpers/outage-site.ts\`), one instance of each client per process and site, shared by its loops. \`ours\` and \`ours-off\` are \`createAgentClient({ store })\` on \`createRedisStore\` (a shared redis-server), under the default rules; the peers call plain \`fetch\`, their action throwing on a 5xx. Each measurement below runs on a redis-server and a fleet of its own, after a warm-up on another site.`,
+    '',
+    `### Down: healthy ${o.healthyMs / 1000} s, down ${o.downMs / 1000} s (every call answered 500 with a small JSON body, no Retry-After), healthy ${o.recoveredMs / 1000} s`,
+    '',
+    `Site calls per request: the calls the site received while down per request the fleet started while down. Probes: the most calls the site received in any ${o.sliceMs / 1000} s (a sliding window) of the down stretch after its first ${o.probeAfterMs / 1000} s; the target, for \`ours\` only, is the one probe its shared circuit lets through per window. Recovery: the latest, over the workers, of each worker's first ok request ended after the site was healthy again, from that switch. 429s: none here (the site never sends one), kept as the issue asks. Context: requests and calls while down, requests that made no call at all, failures answered from the store (\`remembered\`), requests held back without a call by the circuit and retries held back by the retry budget (the failure's \`throttled.by\`), and the share of requests ok in the first healthy stretch.`,
+    '',
+    outageTable(outage.down),
+    ...fallbackNote(outage.fallbacks.down),
+    '',
+    `### ${(o.failureRate * 100).toFixed(0)} % random failures, ${o.randomMs / 1000} s`,
+    '',
+    `Each call fails (500, as above) with probability ${o.failureRate}. Extra calls per request: the calls the site received per request the fleet made (the requests the stop aborted included) − 1; below 0 when requests were failed without a call (a breaker open), which the share ok shows.`,
+    '',
+    randomTable(outage.random),
+    ...fallbackNote(outage.fallbacks.random),
+    '',
+    `### Healthy site store cost: \`ours\` alone, ${o.costMs / 1000} s`,
+    '',
+    `${o.workers} × ${o.loops} loops of \`ours\` against a healthy site; \`CONFIG RESETSTAT\` before, \`INFO commandstats\` after: every command's \`calls=\` (a script's own calls to Redis counted too), except the bench's own (info, config) and connection setup (subscribe, psubscribe, ping, hello, client, select, auth), per call the site received. Context: the scripts the workers ran (evalsha and eval are only ever sent by a client, never by a script), per site call.`,
+    '',
+    costTable(outage.cost),
+    ...fallbackNote(outage.fallbacks.cost),
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
 
 /** Starts a fleet on a redis-server of its own, runs `part` on it, and stops both. */
 async function onOwnRedis<T>(name: string, kinds: readonly StoreKind[], part: (fleet: Worker[]) => Promise<T>): Promise<{ result: T; redis: string; problems: string[] }> {
@@ -326,48 +775,91 @@ function quotaTable(rows: readonly QuotaRow[], floor: Floor): string {
   return lines.join('\n');
 }
 
+const PARTS = ['probe', 'quota', 'outage'] as const;
+type Part = (typeof PARTS)[number];
+
+/** The parts `--only` names (`--only outage`, `--only=probe,quota`, repeatable), or every part. */
+function partsToRun(argv: readonly string[]): Set<Part> {
+  const named = argv.flatMap((arg, i) => (arg === '--only' ? [argv[i + 1] ?? ''] : arg.startsWith('--only=') ? [arg.slice('--only='.length)] : [])).flatMap((v) => v.split(','));
+  if (named.length === 0) return new Set(PARTS);
+  for (const name of named) {
+    if (!(PARTS as readonly string[]).includes(name)) {
+      console.error(`bench:fleet: --only takes ${PARTS.join(', ')} (got "${name}")`);
+      process.exit(2);
+    }
+  }
+  return new Set(named as Part[]);
+}
+
 async function main(): Promise<void> {
   const json = process.argv.includes('--json');
+  const parts = partsToRun(process.argv.slice(2));
+  const everything = parts.size === PARTS.length;
   const started = hostNow();
-  const probe = await onOwnRedis('probe', PROBE_KINDS.map((r) => r.kind), (fleet) => within('the probe rows', 60_000, probePart(fleet)));
-  const quota = await onOwnRedis('quota', [...new Set(['redis-unpaced' as StoreKind, ...QUOTA_ROWS.map((r) => r.kind)])], async (fleet) => {
-    const floor = await measureFloor(fleet);
-    return { floor, rows: await quotaPart(fleet, floor) };
-  });
+  const probe = parts.has('probe') ? await onOwnRedis('probe', PROBE_KINDS.map((r) => r.kind), (fleet) => within('the probe rows', 60_000, probePart(fleet))) : null;
+  const quota = parts.has('quota')
+    ? await onOwnRedis('quota', [...new Set(['redis-unpaced' as StoreKind, ...QUOTA_ROWS.map((r) => r.kind)])], async (fleet) => {
+        const floor = await measureFloor(fleet);
+        return { floor, rows: await quotaPart(fleet, floor) };
+      })
+    : null;
+  const outage = parts.has('outage') ? await outagePart() : null;
   const seconds = Math.round((hostNow() - started) / 1000);
-  const problems = [...probe.problems, ...quota.problems];
+  const problems = [...(probe?.problems ?? []), ...(quota?.problems ?? []), ...(outage?.problems ?? [])];
   const context = {
     date: new Date().toISOString().slice(0, 10),
     node: process.version,
-    redis: probe.redis,
+    redis: (probe ?? quota ?? outage)!.redis,
     cpus: availableParallelism(),
-    workers: WORKERS,
+    // The probe and quota parts' fleet; the outage part's is in its settings.
+    ...(probe || quota ? { workers: WORKERS } : {}),
     seconds,
-    command: 'npm run bench:fleet',
+    command: everything ? 'npm run bench:fleet' : `npm run bench:fleet -- --only ${[...parts].join(',')}`,
   };
   if (json) {
-    console.log(JSON.stringify({ ...context, probe: { site: PROBE, rows: probe.result }, quota: { site: QUOTA, floor: quota.result.floor, rows: quota.result.rows }, problems }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          ...context,
+          ...(probe ? { probe: { site: PROBE, rows: probe.result } } : {}),
+          ...(quota ? { quota: { site: QUOTA, floor: quota.result.floor, rows: quota.result.rows } } : {}),
+          ...(outage ? { outage: { settings: OUTAGE, targets: OUTAGE_TARGETS, ...outage.result } } : {}),
+          problems,
+        },
+        null,
+        2,
+      ),
+    );
     return;
   }
-  const { floor } = quota.result;
   const report = [
-    `## Probe: site calls per window that opens when a shared wait ends`,
-    '',
-    `${WORKERS} worker processes; one \`limitedSite({ windowMs: ${PROBE.windowMs}, windows: ${PROBE.windows} })\` per row, answering at once (loopback) or after ${LATENT_MS} ms (\`latencyMs\`, a site across a network). Worker 0 makes the fleet's first contact alone (it opens window 0 and writes the wait to its store), then all ${WORKERS} loop (client.fetch, default rules: a told or remembered wait is slept out; 20-80 ms between requests) until the site has closed window ${PROBE.windows - 1} and answered a 200. Windows 1-3 open when a shared wait ends; the physical minimum is one call each, and the mean is that ratio. Context: when the calls after each window came, the calls in window 0 (the first contact's; with memory stores every worker learns the wait itself), and the fleet's requests until then, those that ended not ok (told to wait again after sleeping one out) and those answered from the store without a call (a wait longer than maxWaitSeconds).`,
-    '',
-    probeTable(probe.result),
-    '',
-    `## Quota: ${QUOTA.requests} requests to a limit of ${QUOTA.limit} per ${QUOTA.windowMs / 1000} s`,
-    '',
-    `${WORKERS} worker processes send ${QUOTA.requests} requests in all (${shares(QUOTA.requests, WORKERS).join(',')}), one after another each, default rules, to a fresh \`quotaSite({ limit: ${QUOTA.limit}, windowMs: ${QUOTA.windowMs} })\` per row (express-rate-limit, fixed window, RateLimit + RateLimit-Policy draft-7 and X-RateLimit-*, Retry-After on its 429). Wall time: from the batch commands to the last request's end. Floor, measured in this run: ${QUOTA.requests} requests need ${Math.ceil(QUOTA.requests / QUOTA.limit)} windows, so ${Math.ceil(QUOTA.requests / QUOTA.limit) - 1} full windows (${((Math.ceil(QUOTA.requests / QUOTA.limit) - 1) * QUOTA.windowMs) / 1000} s) plus what the last window's ${QUOTA.limit} requests take: ${ms(floor.lastWindowMs)} ms, the median wall time of ${CALIBRATIONS} runs of ${QUOTA.limit} requests (${shares(QUOTA.limit, WORKERS).join(',')} over the workers, unpaced store) to a fresh quotaSite, measured as the rows are (runs: ${floor.calibrations.map(ms).join(', ')} ms; the site's own time per request ${fixed(floor.siteMs)} ms, a request's round trip at the workers ${fixed(floor.requestMs)} ms, medians). A row with failed requests got there by giving up on some: its ratio is not comparable with the floor.`,
-    '',
-    quotaTable(quota.result.rows, floor),
-    '',
-    `Rows of a part run at the same time on the same ${WORKERS} processes, each row on a site of its own; each part on a redis-server of its own.`,
-    ...(problems.length ? ['', `Worker problems: ${problems.join('; ')}`] : []),
+    ...(probe
+      ? [
+          `## Probe: site calls per window that opens when a shared wait ends`,
+          '',
+          `${WORKERS} worker processes; one \`limitedSite({ windowMs: ${PROBE.windowMs}, windows: ${PROBE.windows} })\` per row, answering at once (loopback) or after ${LATENT_MS} ms (\`latencyMs\`, a site across a network). Worker 0 makes the fleet's first contact alone (it opens window 0 and writes the wait to its store), then all ${WORKERS} loop (client.fetch, default rules: a told or remembered wait is slept out; 20-80 ms between requests) until the site has closed window ${PROBE.windows - 1} and answered a 200. Windows 1-3 open when a shared wait ends; the physical minimum is one call each, and the mean is that ratio. Context: when the calls after each window came, the calls in window 0 (the first contact's; with memory stores every worker learns the wait itself), and the fleet's requests until then, those that ended not ok (told to wait again after sleeping one out) and those answered from the store without a call (a wait longer than maxWaitSeconds).`,
+          '',
+          probeTable(probe.result),
+          '',
+        ]
+      : []),
+    ...(quota
+      ? [
+          `## Quota: ${QUOTA.requests} requests to a limit of ${QUOTA.limit} per ${QUOTA.windowMs / 1000} s`,
+          '',
+          `${WORKERS} worker processes send ${QUOTA.requests} requests in all (${shares(QUOTA.requests, WORKERS).join(',')}), one after another each, default rules, to a fresh \`quotaSite({ limit: ${QUOTA.limit}, windowMs: ${QUOTA.windowMs} })\` per row (express-rate-limit, fixed window, RateLimit + RateLimit-Policy draft-7 and X-RateLimit-*, Retry-After on its 429). Wall time: from the batch commands to the last request's end. Floor, measured in this run: ${QUOTA.requests} requests need ${Math.ceil(QUOTA.requests / QUOTA.limit)} windows, so ${Math.ceil(QUOTA.requests / QUOTA.limit) - 1} full windows (${((Math.ceil(QUOTA.requests / QUOTA.limit) - 1) * QUOTA.windowMs) / 1000} s) plus what the last window's ${QUOTA.limit} requests take: ${ms(quota.result.floor.lastWindowMs)} ms, the median wall time of ${CALIBRATIONS} runs of ${QUOTA.limit} requests (${shares(QUOTA.limit, WORKERS).join(',')} over the workers, unpaced store) to a fresh quotaSite, measured as the rows are (runs: ${quota.result.floor.calibrations.map(ms).join(', ')} ms; the site's own time per request ${fixed(quota.result.floor.siteMs)} ms, a request's round trip at the workers ${fixed(quota.result.floor.requestMs)} ms, medians). A row with failed requests got there by giving up on some: its ratio is not comparable with the floor.`,
+          '',
+          quotaTable(quota.result.rows, quota.result.floor),
+          '',
+        ]
+      : []),
+    ...(probe || quota ? [`Rows of a part run at the same time on the same ${WORKERS} processes, each row on a site of its own; each part on a redis-server of its own.`, ''] : []),
+    ...(outage ? [outageReport(outage.result), ''] : []),
+    ...(problems.length ? [`Worker problems: ${problems.join('; ')}`, ''] : []),
     `Run ${context.date} on Node ${context.node}, redis-server ${context.redis}, ${context.cpus} CPUs, ${seconds} s, with \`${context.command}\`.`,
   ].join('\n');
   console.log(report);
+  if (!everything) return;
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'fleet.md'), `# npm run bench:fleet\n\n${report}\n`);
 }

@@ -423,7 +423,8 @@ export const READERS = {
     "scope_in_message": "scope_missing",
     "tool_execution_error": "invalid_input",
     "input_required": "needs_human",
-    "input_required_state_only": "temporarily_unavailable"
+    "input_required_state_only": "temporarily_unavailable",
+    "circuit_open": "temporarily_unavailable"
   },
   "next_step": {
     "fix_request": "fix_input",

@@ -8,7 +8,10 @@ import { isKnownCode, lookup } from '../core/catalog.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { errorHeaders } from '../core/render.js';
 import { SOURCE_HEADER } from './policy.js';
-import type { KeptAnswer } from './store.js';
+import type { KeptAnswer, Learnt, Tripped } from './store.js';
+
+/** The header of an answer from memory that says where and when its wait was learnt: `Agent-Errors-Learnt: "https://api.example/a"; at=2026-12-06T20:00:00.000Z`. */
+export const LEARNT_HEADER = 'agent-errors-learnt';
 
 /** The most bytes of an error body kept to answer from memory in the site's own words; a longer one is answered with the envelope. */
 export const KEPT_ANSWER_BYTES = 16 * 1024;
@@ -32,10 +35,12 @@ export function keptAnswer(status: number, headers: HeadersInput, body: Uint8Arr
  * The answer to a wait remembered for the site, without a call: what the site said (its status,
  * headers and body) when it was kept, else the envelope with the status of its code (a site's own
  * code, whose status the store does not keep, gets the catalog's rate-limit code's); either way
- * with Retry-After set to what remains of the wait and SOURCE_HEADER.
+ * with Retry-After set to what remains of the wait, SOURCE_HEADER, and LEARNT_HEADER when it is
+ * known where the wait was learnt.
  */
-export function memoryAnswer(error: EnvelopeError, answer?: KeptAnswer): { status: number; headers: [string, string][]; body: string } {
+export function memoryAnswer(error: EnvelopeError, answer?: KeptAnswer, learnt?: Learnt): { status: number; headers: [string, string][]; body: string } {
   const marks: [string, string][] = [[SOURCE_HEADER, 'memory']];
+  if (learnt) marks.push([LEARNT_HEADER, `${JSON.stringify(learnt.url)}; at=${new Date(learnt.at).toISOString()}`]);
   if (answer) {
     if (error.retry_after !== null) marks.push(['retry-after', String(error.retry_after)]);
     return { status: answer.status, headers: [...(answer.headers as [string, string][]), ...marks], body: answer.body };
@@ -86,4 +91,10 @@ export function headerRecord(pairs: readonly (readonly [string, string])[]): Rec
   const fields: Record<string, string> = {};
   for (const [name, value] of pairs) fields[name] = Object.hasOwn(fields, name) ? `${fields[name]}, ${value}` : value;
   return fields;
+}
+
+/** The error a request gets, without a call, while its scope's circuit is open: the site is down, and calls wait for the next probe, `seconds` away. */
+export function circuitError(url: URL, seconds: number, open: Pick<Tripped, 'failures' | 'calls'>): EnvelopeError {
+  const code = READERS.signals.circuit_open;
+  return { code, message: `${url.host}: ${open.failures} of its last ${open.calls} calls failed (server errors or no answer), so no call is made until the next probe, in ${seconds} s`, field: null, retry: lookup(code).retry, retry_after: seconds };
 }

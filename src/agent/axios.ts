@@ -9,7 +9,7 @@ import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
 import { hold } from './body.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, PLUGIN_CHECKS, resolveOptions, saysError, settle, type AgentClientOptions, type Pass, type PaymentHeaders } from './policy.js';
+import { admit, allowance, drawRetry, freshAttempts, isIdempotent, maySayError, nextWait, payWith, PLUGIN_CHECKS, resolveOptions, saysError, settle, type AgentClientOptions, type Pass, type PaymentHeaders } from './policy.js';
 
 /**
  * Options of agentAxios: the client's, but for the fetch and the Accept, which axios's own config
@@ -114,7 +114,7 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
       const admitted = await admit({ store, key, url, attempts, allowed, now, sleep, signal });
       if ('error' in admitted) {
         // Without a call: what the site said, as axios would have received it, with what remains of the wait.
-        const { status, headers, body } = memoryAnswer(admitted.error, admitted.answer);
+        const { status, headers, body } = memoryAnswer(admitted.error, admitted.answer, admitted.learnt);
         return settled({ data: body, status, statusText: '', headers: new AxiosHeaders(headerRecord(headers)), config, request: null }, config);
       }
       const pass: Pass = admitted.pass;
@@ -130,7 +130,7 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
         response = await inner(streamed ? { ...sent, responseType: 'stream' } : sent);
       } catch (error) {
         if (!axios.isAxiosError(error) || !error.response) {
-          await settle(store, key, pass, undefined, undefined, now());
+          await settle(store, key, pass, undefined, undefined, now(), undefined, url, signal?.aborted);
           throw error;
         }
         refused = error;
@@ -144,13 +144,13 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
       const method = (config.method ?? 'get').toUpperCase();
       const contentType = response.headers['content-type'];
       if (response.status < 400 && !(options.errorsIn2xx === true && maySayError(method, response.status, typeof contentType === 'string' ? contentType : null) && saysError(read ? read.bytes : bytesOf(response.data), read ? read.whole : true))) {
-        await settle(store, key, pass, { headers }, undefined, now());
+        await settle(store, key, pass, { status: response.status, headers }, undefined, now(), undefined, url);
         if (refused) throw refused;
         return response;
       }
       const bytes = read ? read.bytes : bytesOf(response.data);
       const { error } = fromResponse(response.status, headers, read ? bytes : response.data, { now: now() });
-      await settle(store, key, pass, { headers }, error, now(), keptAnswer(response.status, headers, bytes, read ? read.whole : bytes !== null));
+      await settle(store, key, pass, { status: response.status, headers }, error, now(), keptAnswer(response.status, headers, bytes, read ? read.whole : bytes !== null), url);
       // A 402 that says what to pay: the agent's hook decides, once per request (a body that cannot be sent again is not).
       paying = once(config.data) ? null : await payWith('agentAxios', options.onPaymentRequired, error, attempts, allowed, { url: url.href, method });
       if (paying) {
@@ -158,7 +158,8 @@ export function agentAxios(instance: AxiosInstance, options: AgentAxiosOptions =
         continue;
       }
       const seconds = once(config.data) ? null : nextWait(error, attempts, allowed);
-      if (seconds === null) {
+      // A retry of the package's own draws from the scope's budget; spent, the failure is handed back.
+      if (seconds === null || (await drawRetry(store, key, attempts))) {
         if (refused) throw refused;
         return response;
       }

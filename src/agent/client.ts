@@ -4,9 +4,9 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { adviceFor } from '../core/catalog.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import type { HeadersInput } from '../core/headers.js';
-import { admit, AGENT_ACCEPT, allowance, freshAttempts, isIdempotent, loadErrorPath, maySayError, nextWait, payWith, resolveOptions, saysError, settle, type AgentClientOptions, type Outcome, type PaymentHeaders } from './policy.js';
+import { admit, AGENT_ACCEPT, allowance, drawRetry, freshAttempts, isIdempotent, loadErrorPath, maySayError, nextWait, payWith, resolveOptions, saysError, settle, type AgentClientOptions, type Outcome, type PaymentHeaders, type Throttled } from './policy.js';
 
-export { AGENT_ACCEPT, loadErrorPath, type AgentClientOptions } from './policy.js';
+export { AGENT_ACCEPT, loadErrorPath, type AgentClientOptions, type Throttled } from './policy.js';
 
 /**
  * Every failure the agent side hands back, from createAgentClient and fetchPage alike (and, as
@@ -21,6 +21,14 @@ export interface AgentFailure {
   readonly advice: string;
   /** True when the answer came from the store, without calling the site. */
   readonly remembered?: boolean;
+  /** For a wait remembered, where and when it was learnt: the URL whose answer asked for it, and the time (ISO 8601). */
+  readonly learnt?: { readonly url: string; readonly at: string };
+  /**
+   * Set when a guard of the scope held the request back: `retry_budget` when the failure was not
+   * retried because the scope's retry budget is spent, `circuit` when no call was made because the
+   * scope's circuit is open. `advice` says so in words.
+   */
+  readonly throttled?: Throttled;
   /** What the request threw when no response arrived (a refused connection, a reset, a timeout). */
   readonly cause?: unknown;
 }
@@ -111,20 +119,20 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       // followed, a spent quota waited out; handed back from memory when it does not fit.
       let admitted = admit({ store, key, url, attempts, allowed, now, sleep, signal });
       if (admitted instanceof Promise) admitted = await admitted;
-      if ('error' in admitted) return { url, error: admitted.error, remembered: true, ...(admitted.answer ? { answer: admitted.answer } : {}) };
+      if ('error' in admitted) return { url, error: admitted.error, remembered: true, ...(admitted.answer ? { answer: admitted.answer } : {}), ...(admitted.learnt ? { learnt: admitted.learnt } : {}), ...(admitted.throttled ? { throttled: admitted.throttled } : {}) };
       attempts.calls += 1;
       let response: Response;
       try {
         response = await send(paying);
         paying = null;
       } catch (error) {
-        await settle(store, key, admitted.pass, undefined, undefined, now());
+        await settle(store, key, admitted.pass, undefined, undefined, now(), undefined, url, signal?.aborted);
         if (signal?.aborted) throw signal.reason;
         return { url, thrown: error, error: (await loadErrorPath())[1].networkError(url, error) };
       }
       const success = response.status < 400;
       if (success && !(errorsIn2xx && maySayError(method, response.status, response.headers.get('content-type')))) {
-        const settled = settle(store, key, admitted.pass, response, undefined, now());
+        const settled = settle(store, key, admitted.pass, response, undefined, now(), undefined, url);
         if (settled) await settled;
         return { url, response };
       }
@@ -133,11 +141,11 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       const [{ hold }, { keptAnswer }] = await loadErrorPath();
       const held = await hold(response, MAX_BODY_BYTES, bodyTimeoutMs);
       if (success && !saysError(held.bytes, held.whole)) {
-        await settle(store, key, admitted.pass, response, undefined, now());
+        await settle(store, key, admitted.pass, response, undefined, now(), undefined, url);
         return { url, response: held.response };
       }
       const { error } = fromResponse(response.status, response.headers, held.bytes, { now: now() });
-      await settle(store, key, admitted.pass, response, error, now(), keptAnswer(response.status, response.headers, held.bytes, held.whole));
+      await settle(store, key, admitted.pass, response, error, now(), keptAnswer(response.status, response.headers, held.bytes, held.whole), url);
       // A 402 that says what to pay: the agent's hook decides, once per request.
       paying = await payWith(who, options.onPaymentRequired, error, attempts, allowed, { url: url.href, method });
       if (paying) {
@@ -147,6 +155,9 @@ export function createRunner(options: AgentClientOptions = {}, who = 'createAgen
       // The server's own say on retrying, which its SDKs obey before any rule of status: false hands the failure back at once.
       const seconds = forbidsRetry(response.headers) ? null : nextWait(error, attempts, allowed);
       if (seconds === null) return { url, response: held.response, error };
+      // A retry of the package's own draws from the scope's budget; spent, the failure goes back as it is.
+      const throttled = await drawRetry(store, key, attempts);
+      if (throttled) return { url, response: held.response, error, throttled };
       held.discard();
       await sleep(seconds * 1000, signal);
     }
@@ -165,14 +176,26 @@ function forbidsRetry(headers: Headers): boolean {
 }
 
 /** The failure of an outcome with an error: the error, its advice, and the response, memory or cause it came with. */
-export const failure = ({ error, response, remembered, thrown }: Outcome): AgentFailure & { readonly response?: Response } => ({
-  ok: false,
-  error: error!,
-  advice: adviceFor(error!),
-  ...(response ? { response } : {}),
-  ...(remembered ? { remembered } : {}),
-  ...(thrown === undefined ? {} : { cause: thrown }),
-});
+export const failure = ({ error, response, remembered, learnt, throttled, thrown }: Outcome): AgentFailure & { readonly response?: Response } => {
+  const at = learnt && new Date(learnt.at).toISOString();
+  return {
+    ok: false,
+    error: error!,
+    advice: adviceFor(error!) + (learnt ? ` (Remembered: ${learnt.url} asked for this wait at ${at}.)` : '') + (throttled ? ` (${throttledWhy(throttled)})` : ''),
+    ...(response ? { response } : {}),
+    ...(remembered ? { remembered } : {}),
+    ...(learnt ? { learnt: { url: learnt.url, at: at! } } : {}),
+    ...(throttled ? { throttled } : {}),
+    ...(thrown === undefined ? {} : { cause: thrown }),
+  };
+};
+
+/** What held a request back, in words. */
+function throttledWhy(t: Throttled): string {
+  if (t.by === 'circuit' && 'failures' in t.counts) return `Not called: most recent calls to ${t.scope} failed (${t.counts.failures} of ${t.counts.calls}), so the agent calls it only to probe until one succeeds.`;
+  const c = t.counts as { retries: number; requests: number };
+  return `Not retried: the retry budget of ${t.scope} is spent (${c.retries} retries for ${c.requests} requests lately), so a failure is handed back rather than repeated.`;
+}
 
 /**
  * Creates a client that waits a delay out once when it is at most `maxWaitSeconds`, retries a

@@ -4,7 +4,7 @@
 import type { EnvelopeError } from '../../generated/types.js';
 import { createRunner, failure, loadErrorPath, type AgentFailure } from './client.js';
 import type { AgentClientOptions } from './policy.js';
-import type { KeptAnswer } from './store.js';
+import type { KeptAnswer, Learnt } from './store.js';
 import { thrownError } from './thrown.js';
 import { adviceFor } from '../core/catalog.js';
 
@@ -39,9 +39,9 @@ export function failureOf(thrown: unknown): (AgentFailure & { readonly response?
 }
 
 /** The Response of a wait remembered for the site (memoryAnswer): what the site said, or the envelope. */
-async function fromMemory(error: EnvelopeError, answer: KeptAnswer | undefined): Promise<Response> {
+async function fromMemory(error: EnvelopeError, answer: KeptAnswer | undefined, learnt: Learnt | undefined): Promise<Response> {
   const { memoryAnswer } = (await loadErrorPath())[1];
-  const { status, headers, body } = memoryAnswer(error, answer);
+  const { status, headers, body } = memoryAnswer(error, answer, learnt);
   return new Response(body, { status, headers });
 }
 
@@ -60,9 +60,9 @@ export function agentFetch(options: AgentClientOptions = {}): typeof fetch {
   return async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const outcome = await run(input, init);
     if ('thrown' in outcome) throw outcome.thrown;
-    const { response, error, remembered } = outcome;
-    const answer = response ?? (await fromMemory(error!, outcome.answer));
-    if (error) read.set(answer, failure({ url: outcome.url, error, remembered }));
+    const { response, error, remembered, learnt, throttled } = outcome;
+    const answer = response ?? (await fromMemory(error!, outcome.answer, learnt));
+    if (error) read.set(answer, failure({ url: outcome.url, error, remembered, learnt, throttled }));
     return answer;
   };
 }

@@ -155,7 +155,7 @@ export async function fetchPage(url: string | URL, options: FetchPageOptions = {
     }
   }
 
-  const { error, advice, remembered, cause } = result;
+  const { error, advice, remembered, learnt, throttled, cause } = result;
   const status = result.response?.status ?? null;
   const word: RetryWordEntry = RETRY_WORDS[error.retry];
   // The site failed, rather than answered: a 5xx, no response, or a wait longer than the client takes.
@@ -177,5 +177,5 @@ export async function fetchPage(url: string | URL, options: FetchPageOptions = {
       };
     }
   }
-  return { ok: false, error, advice, status, ...(remembered ? { remembered } : {}), ...(cause === undefined ? {} : { cause }) };
+  return { ok: false, error, advice, status, ...(remembered ? { remembered } : {}), ...(learnt ? { learnt } : {}), ...(throttled ? { throttled } : {}), ...(cause === undefined ? {} : { cause }) };
 }

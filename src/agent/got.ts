@@ -11,7 +11,8 @@ import type { EnvelopeError } from '../../generated/types.js';
 import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { decodedLimit, readable } from './inflate.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, remember, PLUGIN_CHECKS, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass, type PaymentHeaders } from './policy.js';
+import type { Learnt } from './store.js';
+import { admit, allowance, drawRetry, freshAttempts, isIdempotent, maySayError, nextWait, payWith, remember, PLUGIN_CHECKS, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Attempts, type Pass, type PaymentHeaders } from './policy.js';
 
 /** Options of agentGot: the client's, but for the fetch and Accept, which got's own options set; got sleeps a told wait itself, `sleep` a remembered one. */
 export type AgentGotOptions = Omit<AgentClientOptions, 'fetch' | 'accept'>;
@@ -30,8 +31,9 @@ interface Cut {
 interface Progress {
   readonly allowed: Allowance;
   readonly attempts: Attempts;
-  /** The store key of the request's site, once known. */
+  /** The store key of the request's site, and its URL, once known. */
   key?: string;
+  url?: URL;
   /** What the store let the current call do, until its answer is reported. */
   pass?: Pass | undefined;
   /** The error the current call's response was read as, by afterResponse for calculateDelay. */
@@ -50,8 +52,8 @@ interface Progress {
 const PROGRESS = Symbol('agent-errors');
 
 /** An answer from memory as got takes a response a beforeRequest hook returns: a readable with status and headers. */
-function remembered(error: EnvelopeError, answer: Parameters<typeof memoryAnswer>[1], url: URL): Readable {
-  const { status, headers, body } = memoryAnswer(error, answer);
+function remembered(error: EnvelopeError, answer: Parameters<typeof memoryAnswer>[1], url: URL, learnt?: Learnt): Readable {
+  const { status, headers, body } = memoryAnswer(error, answer, learnt);
   return Object.assign(Readable.from([Buffer.from(body)]), { statusCode: status, statusMessage: STATUS_CODES[status] ?? '', headers: headerRecord(headers), url: url.href, fromCache: false, complete: true });
 }
 
@@ -128,7 +130,7 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
     (cut as { bytes: Buffer }).bytes = decoded;
     const { key, pass } = progress;
     progress.pass = undefined;
-    if (key !== undefined && pass) await settle(store, key, pass, { headers: cut.headers }, cut.found, now());
+    if (key !== undefined && pass) await settle(store, key, pass, { status: cut.status, headers: cut.headers }, cut.found, now(), undefined, progress.url);
     return cut.found;
   };
 
@@ -152,7 +154,7 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
         if (progress.cut) {
           attempts.calls = attemptCount;
           const seconds = nextWait(await judgeCut(progress), attempts, allowed);
-          if (seconds === null) return 0;
+          if (seconds === null || (progress.key !== undefined && (await drawRetry(store, progress.key, attempts)))) return 0;
           progress.cut = undefined;
           return Math.max(1, seconds * 1000);
         }
@@ -161,7 +163,7 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
           // No answer came: a probe this call held is free for another caller.
           const { key, pass } = progress;
           progress.pass = undefined;
-          if (key !== undefined && pass) await settle(store, key, pass, undefined, undefined, now());
+          if (key !== undefined && pass) await settle(store, key, pass, undefined, undefined, now(), undefined, progress.url);
           return 0;
         }
         if (response.statusCode < 400) return 0;
@@ -172,8 +174,10 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
         progress.paying = (await payWith('agentGot', options.onPaymentRequired, found, attempts, allowed, { url: url instanceof URL ? url.href : String(url ?? ''), method: String(error.options.method) })) ?? undefined;
         if (progress.paying) return 1;
         const seconds = nextWait(found, attempts, allowed);
+        // A retry of the package's own draws from the scope's budget; spent, the failure is got's to throw.
+        if (seconds === null || (progress.key !== undefined && (await drawRetry(store, progress.key, attempts)))) return 0;
         // got reads 0 as "do not retry", so a retry at once waits a millisecond.
-        return seconds === null ? 0 : Math.max(1, seconds * 1000);
+        return Math.max(1, seconds * 1000);
       },
     },
     handlers: [
@@ -209,10 +213,11 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
           }
           progress.cut = undefined;
           progress.encoding = undefined;
+          progress.url = got.url;
           const answer = await admit({ store, key: progress.key, url: got.url, attempts: progress.attempts, allowed: progress.allowed, now, sleep, signal: got.signal });
           progress.pass = 'pass' in answer ? answer.pass : undefined;
           // A wait too long to take: answered without a call, as a response got reads as the site's own.
-          if ('error' in answer) return remembered(answer.error, answer.answer, got.url) as never;
+          if ('error' in answer) return remembered(answer.error, answer.answer, got.url, answer.learnt) as never;
         },
       ],
       afterResponse: [
@@ -244,8 +249,8 @@ export function agentGot(options: AgentGotOptions = {}): ExtendOptions {
           progress.found = found;
           if (key === undefined) return response;
           const body = response.rawBody ?? null;
-          if (pass) await settle(store, key, pass, { headers: response.headers }, found, now(), found && keptAnswer(response.statusCode, response.headers, body, body !== null));
-          else if (found) await remember(store, key, found, now());
+          if (pass) await settle(store, key, pass, { status: response.statusCode, headers: response.headers }, found, now(), found && keptAnswer(response.statusCode, response.headers, body, body !== null), progress.url);
+          else if (found) await remember(store, key, found, now(), progress.url, response.statusCode);
           if (inside && found) {
             // got retries only what it takes for an error: a wait inside a 2xx the rules take is thrown
             // as one, and calculateDelay waits it out; anything else is the success it came as.

@@ -1,14 +1,14 @@
 // The agent's policy, written once: every host (the client, the drop-in fetch, the fetcher, the
 // undici interceptor, the got and axios plug-ins) resolves its options here, asks the store before
 // each call (admit), tells it what the answer said (settle), and asks nextWait what to do next.
-import { RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
+import { READERS, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError, Payment } from '../../generated/types.js';
 import { PAY_WORD } from '../core/catalog.js';
 import { isErrorText } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
 import { checkRules, isCount, isFunction, refuse, type Check, type Checks } from '../core/refuse.js';
-import { defaultStore, STORE_CHECK, type Admission, type Backoff, type KeptAnswer, type Store } from './store.js';
+import { defaultStore, STORE_CHECK, type Admission, type AdmitAsk, type Backoff, type KeptAnswer, type Learnt, type Spent, type Store } from './store.js';
 
 /** Options of createAgentClient and agentFetch. */
 export interface AgentClientOptions {
@@ -242,7 +242,24 @@ export interface Outcome {
   readonly remembered?: boolean;
   /** What the site said of a wait remembered, kept to answer in its own words. */
   readonly answer?: KeptAnswer;
+  /** Where and when a wait remembered was learnt. */
+  readonly learnt?: Learnt;
+  /** The request was not retried, or not sent, because a guard of its scope said so. */
+  readonly throttled?: Throttled;
   readonly thrown?: unknown;
+}
+
+/**
+ * Why the package did not call a site again, or at all: the scope's retry budget was spent (the
+ * failure is the site's last answer, not retried), or the scope's circuit is open (the failure is
+ * from memory, without a call).
+ */
+export interface Throttled {
+  readonly by: 'retry_budget' | 'circuit';
+  /** The scope whose guard it was: its origin, or the `scope` prefix or key it falls under. */
+  readonly scope: string;
+  /** For a budget, the retries and requests counted lately; for a circuit, the failed and all calls that opened it. */
+  readonly counts: { readonly retries: number; readonly requests: number } | { readonly failures: number; readonly calls: number };
 }
 
 /** What the rules allow one request, from its options. */
@@ -265,10 +282,12 @@ export interface Attempts {
   grace: number;
   /** The request was sent once more with what the payment hook paid. */
   paid: boolean;
+  /** The last wait nextWait gave is a retry the package makes on its own (a `once` error, a guessed backoff), not one the site asked for: it draws from the retry budget. */
+  selfRetry: boolean;
 }
 
 /** A request's progress before its first call. */
-export const freshAttempts = (): Attempts => ({ calls: 0, slept: 0, waited: false, retriedOnce: false, guesses: 0, grace: 0, paid: false });
+export const freshAttempts = (): Attempts => ({ calls: 0, slept: 0, waited: false, retriedOnce: false, guesses: 0, grace: 0, paid: false, selfRetry: false });
 
 /** The allowance of `options` (checked by resolveOptions), for a request that is or is not idempotent. */
 export function allowance(options: AgentClientOptions, idempotent: boolean): Allowance {
@@ -296,11 +315,13 @@ function rememberedWait(left: number, attempts: Attempts, allowed: Allowance): n
  * calls within the budget.
  */
 export function nextWait(error: EnvelopeError, attempts: Attempts, allowed: Allowance): number | null {
+  attempts.selfRetry = false;
   if (attempts.calls >= allowed.budget) return null;
   const word: RetryWordEntry = RETRY_WORDS[error.retry];
   if (word.requires.includes('retry_after')) {
     if (error.retry_after === null) {
       // Told to wait, not how long: hand it back (seed 000), or guess on the doubling schedule.
+      attempts.selfRetry = allowed.backoff;
       return allowed.backoff ? take(DEFAULT_BACKOFF[Math.min(attempts.guesses++, DEFAULT_BACKOFF.length - 1)]!, attempts, allowed) : null;
     }
     // Wait when told how long, once, and never past maxWait in all (seed 000).
@@ -312,23 +333,63 @@ export function nextWait(error: EnvelopeError, attempts: Attempts, allowed: Allo
   // Retry once, and only what can safely be repeated (RFC 9110 section 9.2.2).
   if (word.next_step !== 'wait' || attempts.retriedOnce || (word.idempotent_only && !allowed.idempotent)) return null;
   const seconds = take(error.retry_after ?? word.default_retry_after ?? 0, attempts, allowed);
-  if (seconds !== null) attempts.retriedOnce = true;
+  if (seconds !== null) attempts.retriedOnce = attempts.selfRetry = true;
   return seconds;
 }
 
-/** The wait an error asks for, as a backoff (with the site's own answer, when kept), when it says how long. */
-function toldWait(error: EnvelopeError | undefined, now: number, answer?: KeptAnswer): Backoff | undefined {
-  const word: RetryWordEntry | undefined = error && RETRY_WORDS[error.retry];
-  if (!error || error.retry_after === null || !word!.requires.includes('retry_after')) return undefined;
-  return { until: now + error.retry_after * 1000, error, ...(answer ? { answer } : {}) };
+/**
+ * Before a retry nextWait gave: when it is one the package makes on its own, draws it from the
+ * scope's retry budget (Store.drawRetry). What refused it, or undefined to retry; a told wait, and a
+ * store without a budget, always retry.
+ */
+export function drawRetry(store: Store, key: string, attempts: Attempts): Promise<Throttled | undefined> | Throttled | undefined {
+  if (!attempts.selfRetry || !store.drawRetry) return undefined;
+  const spent = fromStore(() => store.drawRetry!(key), undefined);
+  const throttled = (s: Spent | undefined): Throttled | undefined => s && { by: 'retry_budget', scope: key, counts: { retries: s.retries, requests: s.requests } };
+  return spent instanceof Promise ? spent.then(throttled) : throttled(spent);
+}
+
+/** Whether an error is a wait the site asked for, saying how long. */
+const isToldWait = (error: EnvelopeError): boolean => error.retry_after !== null && (RETRY_WORDS[error.retry] as RetryWordEntry).requires.includes('retry_after');
+
+/**
+ * The wait an error asks for, as a backoff (with the site's own answer, when kept), when it says
+ * how long: learnt from `url` now, and covering the whole scope only when the site's signal is for
+ * it (coversScope), else the URL's path alone.
+ */
+function toldWait(error: EnvelopeError | undefined, now: number, answer?: KeptAnswer, url?: URL, status?: number): Backoff | undefined {
+  if (!error || !isToldWait(error)) return undefined;
+  const path = url && !coversScope(error, status) ? { path: url.pathname } : {};
+  return { until: now + error.retry_after! * 1000, error, ...(answer ? { answer } : {}), ...(url ? { learnt: { url: url.href, at: now } } : {}), ...path };
+}
+
+/**
+ * Whether a wait a site asked for covers every request of its scope, not the path it came from
+ * alone: a rate limit (the rate-limit code, a 429), which limits the caller rather than a
+ * resource; or a 503 that says the site is down for maintenance. Any other wait (a 503 of one
+ * endpoint, a 423, a delay a 5xx body asked for) covers the path it was learnt on.
+ */
+export function coversScope(error: EnvelopeError, status?: number): boolean {
+  if (status === 429 || error.code === READERS.signals.rate_limit_headers) return true;
+  return (status === undefined || status === 503) && /\bmaint[ae]n[ae]nce\b/i.test(error.message);
+}
+
+/**
+ * Whether an answer is a failure of a site that is down, which the circuit counts: no answer, or a
+ * server failure (5xx) the site did not say how long to wait after. A 4xx, or a told wait, is the
+ * site answering.
+ */
+export function isSiteFailure(status: number | undefined, error: EnvelopeError | undefined): boolean {
+  if (status === undefined) return true;
+  return status >= 500 && error !== undefined && !isToldWait(error) && RETRY_WORDS[error.retry].next_step === 'wait';
 }
 
 /** The header of an answer made from memory, without calling the site: `Agent-Errors-Source: memory`. */
 export const SOURCE_HEADER = 'agent-errors-source';
 
 /** Remembers for the origin a wait an error asked for, when it says how long. */
-export function remember(store: Store, origin: string, error: EnvelopeError, now: number): Promise<void> | void {
-  const told = toldWait(error, now);
+export function remember(store: Store, origin: string, error: EnvelopeError, now: number, url?: URL, status?: number): Promise<void> | void {
+  const told = toldWait(error, now, undefined, url, status);
   if (told) return fromStore(() => store.setBackoff(origin, told), undefined);
 }
 
@@ -379,8 +440,8 @@ export type Pass = Extract<Admission, { kind: 'call' }>;
 const CALL: Pass = { kind: 'call' };
 
 /** A store without admit, asked as before: a running wait, or a call. */
-function admission(store: Store, key: string): Promise<Admission> | Admission {
-  if (store.admit) return store.admit(key);
+function admission(store: Store, key: string, ask: AdmitAsk): Promise<Admission> | Admission {
+  if (store.admit) return store.admit(key, ask);
   const backoff = store.getBackoff(key);
   const answer = (b: Backoff | undefined): Admission => (b ? { kind: 'wait', until: b.until, error: b.error } : CALL);
   return backoff instanceof Promise ? backoff.then(answer) : answer(backoff);
@@ -413,18 +474,22 @@ export interface Gate {
  */
 export function admit(gate: Gate): Promise<Admitted> | Admitted {
   // A synchronous store's "call" comes back without a promise: most calls pass straight through.
-  const first = fromStore(() => admission(gate.store, gate.key), CALL);
+  const ask: AdmitAsk = { path: gate.url.pathname, retry: gate.attempts.calls > 0 };
+  const first = fromStore(() => admission(gate.store, gate.key, ask), CALL);
   if (!(first instanceof Promise) && first.kind === 'call') return { pass: first };
   return admitSlowly(first, gate);
 }
 
-/** What admit answers: a pass to call with, or an error to hand back. */
-export type Admitted = { pass: Pass } | { error: EnvelopeError; answer?: KeptAnswer | undefined };
+/** What admit answers: a pass to call with, or an error to hand back (from memory: a wait, a spent quota, an open circuit). */
+export type Admitted = { pass: Pass } | { error: EnvelopeError; answer?: KeptAnswer | undefined; learnt?: Learnt | undefined; throttled?: Throttled | undefined };
 
 async function admitSlowly(first: Promise<Admission> | Admission, { store, key, url, attempts, allowed, now, sleep, signal }: Gate): Promise<Admitted> {
-  for (let next = first; ; next = fromStore(() => admission(store, key), CALL)) {
+  const ask: AdmitAsk = { path: url.pathname, retry: true };
+  for (let next = first; ; next = fromStore(() => admission(store, key, ask), CALL)) {
     const a = await next;
     if (a.kind === 'call') return { pass: a };
+    // An open circuit fails fast: the site is down, and waiting on it is the probe's to do.
+    if (a.kind === 'open') return { error: (await loadErrorPath())[1].circuitError(url, Math.max(1, Math.ceil((a.until - now()) / 1000)), a), throttled: { by: 'circuit', scope: key, counts: { failures: a.failures, calls: a.calls } } };
     const ms = a.until - now();
     if (!(ms > 0)) return { pass: CALL };
     const left = Math.ceil(ms / 1000);
@@ -442,7 +507,7 @@ async function admitSlowly(first: Promise<Admission> | Admission, { store, key, 
       sleepMs = secondsOf(take(ms / 1000, attempts, allowed));
     }
     // Handed back: a follower is told to look again in a second, when the probe may have answered.
-    if (sleepMs === null) return a.kind === 'hold' ? { error: (await loadErrorPath())[1].quotaError(url, left, a.limit) } : { error: { ...a.error, retry_after: a.kind === 'follow' ? 1 : left }, answer: a.answer };
+    if (sleepMs === null) return a.kind === 'hold' ? { error: (await loadErrorPath())[1].quotaError(url, left, a.limit) } : { error: { ...a.error, retry_after: a.kind === 'follow' ? 1 : left }, answer: a.answer, learnt: a.learnt };
     await sleep(sleepMs, signal);
   }
 }
@@ -457,13 +522,15 @@ function graced(ms: number, attempts: Attempts): number | null {
 }
 
 /**
- * After a call: tells the store what the answer said (the wait it asked for, the quota it
- * announced) and releases the call's probe lease. A store without settle is told the wait alone.
+ * After a call: tells the store what the answer said (the wait it asked for, learnt on `url`; the
+ * quota it announced; whether the site failed, for the circuit) and releases the call's probe
+ * lease. A store without settle is told the wait alone.
  */
-export function settle(store: Store, key: string, pass: Pass, response: { readonly headers: HeadersInput } | undefined, error: EnvelopeError | undefined, now: number, answer?: KeptAnswer): Promise<void> | void {
-  const wait = toldWait(error, now, answer);
+export function settle(store: Store, key: string, pass: Pass, response: { readonly status?: number; readonly headers: HeadersInput } | undefined, error: EnvelopeError | undefined, now: number, answer?: KeptAnswer, url?: URL, aborted = false): Promise<void> | void {
+  const wait = toldWait(error, now, answer, url, response?.status);
   if (!store.settle) return wait && fromStore(() => store.setBackoff(key, wait), undefined);
   const quota = response ? quotaFrom(response.headers, now) : null;
-  if (pass.probe === undefined && pass.counted === undefined && !wait && !quota) return;
-  return fromStore(() => store.settle!(key, { admitted: pass, answered: response !== undefined, ...(wait ? { wait } : {}), ...(quota ? { quota } : {}) }), undefined);
+  // A request its caller aborted says nothing of the site.
+  const failed = !aborted && isSiteFailure(response ? (response.status ?? 500) : undefined, error);
+  return fromStore(() => store.settle!(key, { admitted: pass, answered: response !== undefined, ...(wait ? { wait } : {}), ...(quota ? { quota } : {}), ...(failed ? { failed } : {}) }), undefined);
 }

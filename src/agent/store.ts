@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { EnvelopeError } from '../../generated/types.js';
 import type { Quota } from '../core/quota.js';
 import { checkRules, isCount, isFunction, isWhole, type Check, type Checks } from '../core/refuse.js';
+import { BUDGET_BUCKET_MS, CIRCUIT_BUCKET_MS, freshCounts, GUARD_CHECKS, nextOpenMs, opens, resolveGuards, retryFits, roll, total, type Counts, type GuardOptions } from './guard.js';
 
 /** A site's request to wait: until when (ms since the epoch, on the clock of the client that learnt it) and the error that said so. */
 export interface Backoff {
@@ -11,6 +12,19 @@ export interface Backoff {
   readonly error: EnvelopeError;
   /** What the site answered, kept to answer from memory in its own words (the drop-in fetch and the interceptor). */
   readonly answer?: KeptAnswer;
+  /** Where and when the wait was learnt. */
+  readonly learnt?: Learnt;
+  /**
+   * The path the wait covers, when it covers that path only (a 503 of one endpoint); absent when
+   * the site's signal covers the whole scope (a rate limit, a maintenance page).
+   */
+  readonly path?: string;
+}
+
+/** Where a wait was learnt: the URL whose answer asked for it, and when (ms since the epoch). */
+export interface Learnt {
+  readonly url: string;
+  readonly at: number;
 }
 
 /** A site's error answer as kept: status, headers (none of the connection's or the encoding's) and the decoded body. */
@@ -42,9 +56,37 @@ export interface CachedCopy {
  * - `hold`: the quota the site announced is spent until `until`.
  */
 export type Admission =
-  | { readonly kind: 'call'; readonly probe?: string; readonly counted?: number }
-  | { readonly kind: 'wait' | 'follow'; readonly until: number; readonly error: EnvelopeError; readonly answer?: KeptAnswer }
-  | { readonly kind: 'hold'; readonly until: number; readonly limit?: number };
+  | { readonly kind: 'call'; readonly probe?: string; readonly counted?: number; readonly circuit?: true }
+  | { readonly kind: 'wait' | 'follow'; readonly until: number; readonly error: EnvelopeError; readonly answer?: KeptAnswer; readonly learnt?: Learnt }
+  | { readonly kind: 'hold'; readonly until: number; readonly limit?: number }
+  | Tripped;
+
+/**
+ * The scope's circuit is open: `failures` of its last `calls` calls failed (server failures or no
+ * answer), and no call is made until `until`, when one caller probes (or another's probe is on
+ * its way until then).
+ */
+export interface Tripped {
+  readonly kind: 'open';
+  readonly until: number;
+  readonly failures: number;
+  readonly calls: number;
+}
+
+/** The scope's retry budget is spent: `retries` retries against `requests` requests lately. */
+export interface Spent {
+  readonly kind: 'spent';
+  readonly retries: number;
+  readonly requests: number;
+}
+
+/** What a request tells admit besides its scope. */
+export interface AdmitAsk {
+  /** This call repeats a request admitted before (its retry drawn from the budget by drawRetry): it is not counted as a new request. */
+  readonly retry?: boolean;
+  /** The request's path, for the waits learnt on one path only. */
+  readonly path?: string;
+}
 
 /** What a call's answer told, for Store.settle. */
 export interface Settlement {
@@ -56,6 +98,8 @@ export interface Settlement {
   readonly wait?: Backoff;
   /** The quota the answer announced. */
   readonly quota?: Quota;
+  /** The call failed as a site that is down fails: a server failure (5xx, not a told wait) or no answer. Counted by the circuit. */
+  readonly failed?: boolean;
 }
 
 /**
@@ -72,14 +116,16 @@ export interface Store {
   getCopy(key: string): Promise<CachedCopy | undefined> | CachedCopy | undefined;
   setCopy(key: string, copy: CachedCopy): Promise<void> | void;
   deleteCopy(key: string): Promise<void> | void;
-  /** Whether a request to `key` may call now, in one step: a running wait, another caller's probe, a spent quota, or a call. */
-  admit?(key: string): Promise<Admission> | Admission;
-  /** Reports a call's answer: releases its probe lease, shares the wait it asked for, counts the quota it announced. */
+  /** Whether a request to `key` may call now, in one step: a running wait, another caller's probe, a spent quota, an open circuit, a spent retry budget, or a call. */
+  admit?(key: string, ask?: AdmitAsk): Promise<Admission> | Admission;
+  /** Reports a call's answer: releases its probe lease, shares the wait it asked for, counts the quota it announced, counts it for the circuit. */
   settle?(key: string, settlement: Settlement): Promise<void> | void;
+  /** Draws one retry the package makes on its own from the scope's retry budget: undefined when drawn, or the counts that spent it. */
+  drawRetry?(key: string): Promise<Spent | undefined> | Spent | undefined;
 }
 
 /** Options of the stores that pace a fleet (the memory and Redis stores). */
-export interface PacingOptions {
+export interface PacingOptions extends GuardOptions {
   /**
    * How long one caller may probe a site after a shared wait ended, in ms, while the others wait
    * on its answer; a caller that dies mid-call is replaced when this runs out. 0 lets every
@@ -114,6 +160,7 @@ export const STORE_CHECK: Check = [(v) => typeof v === 'object' && v !== null &&
 
 /** The checks of the pacing options every store takes. */
 export const PACING_CHECKS: Checks<PacingOptions> = {
+  ...GUARD_CHECKS,
   probeLeaseMs: [isWhole, 'a whole number of milliseconds, 0 or more'],
   paceQuota: [(value) => typeof value === 'boolean', 'true or false'],
 };
@@ -141,18 +188,23 @@ export function copySize(copy: CachedCopy): number {
  */
 export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   checkRules('createMemoryStore', options, MEMORY_CHECKS);
+  const { budget, circuit } = resolveGuards('createMemoryStore', options);
   const now = options.now ?? Date.now;
   const leaseMs = options.probeLeaseMs ?? 5000;
   const pace = options.paceQuota ?? true;
   const max = options.maxBackoffs ?? 10_000;
   const copies = new LRUCache<string, CachedCopy>({ maxSize: options.maxBytes ?? 50 * 1024 * 1024, sizeCalculation: (c) => Math.max(1, copySize(c)) });
+  // Waits by scope, and by scope and path (pathKey) for those learnt on one path only.
   const backoffs = new LRUCache<string, Backoff>({ max });
   // After a wait: until when its first call is a probe, the wait's error, and the probing caller's lease.
-  const probes = new LRUCache<string, { until: number; error: EnvelopeError; answer?: KeptAnswer | undefined; lease?: { token: string; until: number } }>({ max });
+  const probes = new LRUCache<string, { until: number; error: EnvelopeError; answer?: KeptAnswer | undefined; learnt?: Learnt | undefined; lease?: { token: string; until: number } }>({ max });
   const quotas = new LRUCache<string, Pace>({ max });
   // Calls let through while no quota was known and not yet answered (for UNCOUNTED_MS from the
   // first): the answers that announce a quota count those that may still be on their way.
   const uncounted = new LRUCache<string, { n: number; until: number }>({ max });
+  // The retry budget's and the circuit's counts per scope, and the circuit when open.
+  const guards = new LRUCache<string, Guard>({ max });
+  const guardOf = (key: string): Guard => guards.get(key) ?? (guards.set(key, { budget: freshCounts(), calls: freshCounts() }), guards.get(key)!);
   /** One more uncounted call answered: those still unanswered. */
   const answeredUncounted = (key: string, t: number): number => {
     const u = uncounted.get(key);
@@ -161,13 +213,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     return u.n;
   };
   let tokens = 0;
+  // Which wait each probe lease is for (its scope, or its scope and path).
+  const leases = new LRUCache<string, string>({ max });
 
   function setBackoff(key: string, backoff: Backoff): void {
-    const current = backoffs.get(key);
+    const k = backoff.path === undefined ? key : pathKey(key, backoff.path);
+    const current = backoffs.get(k);
     // A later deadline wins: two workers that learnt two delays both honour the longer.
     if (current && current.until >= backoff.until) return;
-    backoffs.set(key, backoff);
-    probes.set(key, { until: backoff.until + PROBE_GRACE_MS, error: backoff.error, answer: backoff.answer });
+    backoffs.set(k, backoff);
+    probes.set(k, { until: backoff.until + PROBE_GRACE_MS, error: backoff.error, answer: backoff.answer, learnt: backoff.learnt });
   }
 
   /** The quota of `key` at `t`, refilled when its window has reset and its limit is known. */
@@ -196,13 +251,30 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     deleteCopy(key) {
       copies.delete(key);
     },
-    admit(key) {
+    admit(key, ask) {
       const t = now();
-      const backoff = backoffs.get(key);
-      if (backoff && backoff.until > t) return { kind: 'wait', until: backoff.until, error: backoff.error, ...(backoff.answer ? { answer: backoff.answer } : {}) };
-      const probe = leaseMs > 0 ? probes.get(key) : undefined;
-      const probing = probe !== undefined && probe.until > t;
-      if (probing && probe.lease && probe.lease.until > t) return { kind: 'follow', until: probe.lease.until, error: probe.error, ...(probe.answer ? { answer: probe.answer } : {}) };
+      const keys = ask?.path === undefined ? [key] : [key, pathKey(key, ask.path)];
+      for (const k of keys) {
+        const backoff = backoffs.get(k);
+        if (backoff && backoff.until > t) return waiting('wait', backoff.until, backoff);
+      }
+      const g = budget || circuit ? guardOf(key) : undefined;
+      // An open circuit: no call until its window ends, then one probe, whose lease the others wait out.
+      const open = circuit ? g!.open : undefined;
+      if (open) {
+        if (t < open.until) return tripped(open.until, open);
+        if (leaseMs > 0 && open.lease && open.lease.until > t) return tripped(open.lease.until, open);
+      }
+      let probeKey: string | undefined;
+      if (leaseMs > 0) {
+        for (const k of keys) {
+          const probe = probes.get(k);
+          if (probe === undefined || probe.until <= t) continue;
+          if (probe.lease && probe.lease.until > t) return waiting('follow', probe.lease.until, probe);
+          probeKey ??= k;
+        }
+      }
+      if (budget && !ask?.retry) roll(g!.budget, t, BUDGET_BUCKET_MS).current[0] += 1;
       const q = pace ? paceOf(key, t) : undefined;
       if (q && q.left <= 0) return { kind: 'hold', until: q.reset, ...(q.limit === undefined ? {} : { limit: q.limit }) };
       if (q) take(q);
@@ -211,20 +283,37 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         if (u && u.until > t) u.n += 1;
         else uncounted.set(key, { n: 1, until: t + UNCOUNTED_MS });
       }
-      if (!probing) return q ? { kind: 'call', counted: q.taken } : { kind: 'call' };
+      const counted = q ? { counted: q.taken } : {};
+      if (open && leaseMs > 0) {
+        open.lease = { token: String(++tokens), until: t + leaseMs };
+        return { kind: 'call', probe: open.lease.token, circuit: true, ...counted };
+      }
+      if (probeKey === undefined) return { kind: 'call', ...counted };
+      const probe = probes.get(probeKey)!;
       probe.lease = { token: String(++tokens), until: t + leaseMs };
-      return { kind: 'call', probe: probe.lease.token, ...(q ? { counted: q.taken } : {}) };
+      leases.set(probe.lease.token, probeKey);
+      return { kind: 'call', probe: probe.lease.token, ...counted };
+    },
+    drawRetry(key) {
+      if (!budget) return undefined;
+      const c = roll(guardOf(key).budget, now(), BUDGET_BUCKET_MS);
+      if (!retryFits(budget, total(c, 0), total(c, 1))) return { kind: 'spent', retries: total(c, 1), requests: total(c, 0) };
+      c.current[1] += 1;
+      return undefined;
     },
     settle(key, settlement) {
       const t = now();
       const { probe: token, counted } = settlement.admitted;
-      const probe = probes.get(key);
-      if (token !== undefined && probe?.lease?.token === token) {
+      const k = token === undefined || settlement.admitted.circuit ? undefined : leases.get(token);
+      const probe = k === undefined ? undefined : probes.get(k);
+      if (probe !== undefined && probe.lease?.token === token) {
+        leases.delete(token!);
         probe.lease = undefined;
         // The probe's answer asked for no wait: the shared wait is over, and everyone may call.
-        if (settlement.answered && !settlement.wait) probes.delete(key);
+        if (settlement.answered && !settlement.wait) probes.delete(k!);
       }
       if (settlement.wait) setBackoff(key, settlement.wait);
+      if (circuit) count(guardOf(key), settlement, t);
       if (!pace) return;
       const q = paceOf(key, t);
       const current = q !== undefined && counted !== undefined && counted > q.start;
@@ -237,6 +326,45 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       else heed(q, settlement.quota, t);
     },
   };
+
+  /** Counts a call's answer in the circuit: the first success closes it, a failed probe opens it for longer, enough failures open it. */
+  function count(g: Guard, settlement: Settlement, t: number): void {
+    const ok = settlement.answered && !settlement.failed;
+    const open = g.open;
+    if (open) {
+      if (ok) {
+        g.open = undefined;
+        g.calls = freshCounts();
+      } else if (settlement.admitted.circuit && open.lease?.token === settlement.admitted.probe) {
+        const ms = nextOpenMs(circuit!, open.ms);
+        g.open = { ...open, until: t + ms, ms, lease: undefined };
+      }
+      return;
+    }
+    const c = roll(g.calls, t, CIRCUIT_BUCKET_MS);
+    c.current[0] += 1;
+    if (!settlement.failed) return;
+    c.current[1] += 1;
+    const [calls, failures] = [total(c, 0), total(c, 1)];
+    if (opens(circuit!, calls, failures)) g.open = { until: t + circuit!.openMs, ms: circuit!.openMs, failures, calls };
+  }
+}
+
+/** The key of the waits learnt on one path of a scope. */
+export const pathKey = (key: string, path: string): string => `${key}\u0000${path}`;
+
+/** A running wait, or another caller's probe after one, as admit answers it. */
+function waiting(kind: 'wait' | 'follow', until: number, b: { error: EnvelopeError; answer?: KeptAnswer | undefined; learnt?: Learnt | undefined }): Admission {
+  return { kind, until, error: b.error, ...(b.answer ? { answer: b.answer } : {}), ...(b.learnt ? { learnt: b.learnt } : {}) };
+}
+
+const tripped = (until: number, open: { failures: number; calls: number }): Tripped => ({ kind: 'open', until, failures: open.failures, calls: open.calls });
+
+/** A scope's guards in one process: the budget's counts [requests, retries], the circuit's [calls, failures], and the circuit when open. */
+interface Guard {
+  budget: Counts;
+  calls: Counts;
+  open?: { until: number; ms: number; failures: number; calls: number; lease?: { token: string; until: number } | undefined } | undefined;
 }
 
 /**

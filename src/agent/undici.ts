@@ -15,8 +15,8 @@ import { fromResponse, MAX_BODY_BYTES } from '../core/from-response.js';
 import { readable } from './inflate.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { headerRecord, keptAnswer, memoryAnswer } from './answers.js';
-import { admit, allowance, freshAttempts, isIdempotent, maySayError, nextWait, payWith, PLUGIN_CHECKS, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Pass, type PaymentHeaders, type Resolved } from './policy.js';
-import type { KeptAnswer } from './store.js';
+import { admit, allowance, drawRetry, freshAttempts, isIdempotent, maySayError, nextWait, payWith, PLUGIN_CHECKS, resolveOptions, saysError, settle, type AgentClientOptions, type Allowance, type Pass, type PaymentHeaders, type Resolved } from './policy.js';
+import type { KeptAnswer, Learnt } from './store.js';
 
 /**
  * Options of agentUndici: the client's, less the fetch to call and the Accept to send. With
@@ -188,7 +188,7 @@ class Exchange {
     if (this.key !== null) {
       const { rules } = this;
       const answer = await admit({ store: rules.store, key: this.key, url: this.url!, attempts: this.attempts, allowed: this.allowed, now: rules.now, sleep: rules.sleep, signal: this.stop.signal });
-      if ('error' in answer) return this.fromMemory(answer.error, answer.answer);
+      if ('error' in answer) return this.fromMemory(answer.error, answer.answer, answer.learnt);
       this.#pass = answer.pass;
     }
     this.call(body, paid);
@@ -200,10 +200,10 @@ class Exchange {
   }
 
   /** Reports the current call's answer to the store, once: what it asked for and announced, or that none came. */
-  report(headers: IncomingHttpHeaders | undefined, error?: EnvelopeError, answer?: KeptAnswer): Promise<void> | void {
+  report(headers: IncomingHttpHeaders | undefined, error?: EnvelopeError, answer?: KeptAnswer, status?: number): Promise<void> | void {
     const pass = this.#pass;
     this.#pass = null;
-    if (pass !== null) return settle(this.rules.store, this.key!, pass, headers && { headers }, error, this.rules.now(), answer);
+    if (pass !== null) return settle(this.rules.store, this.key!, pass, headers && { status, headers }, error, this.rules.now(), answer, this.url ?? undefined);
   }
 
   /**
@@ -217,18 +217,20 @@ class Exchange {
       const body = await readable(held, fields.get('content-encoding') ?? undefined);
       // A success held because it may carry an error, and carrying none, is handed over as it came.
       if (status < 400 && !saysError(body, whole && body !== null)) {
-        await this.report(headers);
+        await this.report(headers, undefined, undefined, status);
         return null;
       }
       const { error } = fromResponse(status, headers, body, { now: this.rules.now() });
-      await this.report(headers, error, keptAnswer(status, headers, body, whole && body !== null));
+      await this.report(headers, error, keptAnswer(status, headers, body, whole && body !== null), status);
       const again = this.body.again();
       if (again === undefined) return null;
       // A 402 that says what to pay: the agent's hook decides, once per request.
       const paid = await payWith('agentUndici', this.rules.options.onPaymentRequired, error, this.attempts, this.allowed, { url: this.url?.href ?? String(this.opts.path), method: this.opts.method });
       if (paid) return { seconds: 0, body: again, paid };
       const seconds = nextWait(error, this.attempts, this.allowed);
-      return seconds === null ? null : { seconds, body: again };
+      // A retry of the package's own draws from the scope's budget; spent, the response is handed over.
+      if (seconds === null || (await drawRetry(this.rules.store, this.key!, this.attempts))) return null;
+      return { seconds, body: again };
     } catch (error) {
       // The hook's own failure (or refused headers) ends the request with it, as on every other host.
       if (this.paymentFailure === undefined && error instanceof Error && this.attempts.paid) this.paymentFailure = error;
@@ -258,8 +260,8 @@ class Exchange {
   }
 
   /** The answer to a wait still running and too long to take, without a call: what the site said, or the envelope. */
-  fromMemory(error: EnvelopeError, answer: KeptAnswer | undefined): void {
-    const { status, headers, body } = memoryAnswer(error, answer);
+  fromMemory(error: EnvelopeError, answer: KeptAnswer | undefined, learnt: Learnt | undefined): void {
+    const { status, headers, body } = memoryAnswer(error, answer, learnt);
     this.start({});
     this.caller.onResponseStart?.(this.relay, status, headerRecord(headers), STATUS_CODES[status]);
     this.caller.onResponseData?.(this.relay, Buffer.from(body));

@@ -69,18 +69,23 @@ describe('the agent client', () => {
     if (!result.ok) expect(result.advice).not.toMatch(/retry_after/);
   });
 
-  it('answers from memory, retry_after counting down, until the delay has passed', async () => {
-    const server = await scripted([{ status: 503, headers: { 'retry-after': '120' } }, { status: 200 }]);
+  it('answers from memory, retry_after counting down, until the delay has passed, naming where and when the wait was learnt', async () => {
+    const server = await scripted([{ status: 503, headers: { 'retry-after': '120' } }, { status: 200 }, { status: 200 }]);
     const clock = virtualClock();
     const c = client(clock);
+    const learntAt = new Date(clock.now()).toISOString();
     await c.fetch(`${server.url}/a`);
     clock.advance(45_000);
-    const again = await c.fetch(`${server.url}/b`);
-    expect(again).toMatchObject({ ok: false, remembered: true, error: { code: 'temporarily_unavailable', retry_after: 75 } });
+    const again = await c.fetch(`${server.url}/a?page=2`);
+    expect(again).toMatchObject({ ok: false, remembered: true, error: { code: 'temporarily_unavailable', retry_after: 75 }, learnt: { url: `${server.url}/a`, at: learntAt } });
+    if (!again.ok) expect(again.advice).toContain(`${server.url}/a asked for this wait at ${learntAt}`);
     expect(server.calls()).toBe(1);
-    clock.advance(75_000);
+    // One endpoint's 503 says nothing of another path of the origin: it is called.
     expect((await c.fetch(`${server.url}/b`)).ok).toBe(true);
     expect(server.calls()).toBe(2);
+    clock.advance(75_000);
+    expect((await c.fetch(`${server.url}/a`)).ok).toBe(true);
+    expect(server.calls()).toBe(3);
   });
 
   it('shares what one client learnt with another that uses the same store', async () => {
