@@ -3,7 +3,9 @@
 import type { EnvelopeError } from '../../generated/types.js';
 import { validateEnvelope } from '../core/validate.js';
 import { checkRules, isCount, isFunction, isWhole, quote, type Checks } from '../core/refuse.js';
-import { createMemoryStore, NOW_CHECK, STORE_CHECK, PACING_CHECKS, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type Backoff, type CachedCopy, type KeptAnswer, type PacingOptions, type Store } from './store.js';
+import { LRUCache } from 'lru-cache';
+import { BUDGET_BUCKET_MS, CIRCUIT_BUCKET_MS, freshCounts, resolveGuards, roll, total, type Counts } from './guard.js';
+import { createMemoryStore, NOW_CHECK, pathKey, STORE_CHECK, PACING_CHECKS, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type AdmitAsk, type Backoff, type CachedCopy, type KeptAnswer, type Learnt, type PacingOptions, type Settlement, type Store } from './store.js';
 
 /** What the store needs of a node-redis (v4, v5 or v6) client or cluster besides sendCommand. */
 interface Connection {
@@ -39,6 +41,7 @@ const REDIS_CHECKS: Checks<RedisStoreOptions> = {
   onFallback: [isFunction, 'a function (error) => void'],
   onRecover: [isFunction, 'a function () => void'],
   now: NOW_CHECK,
+  mirror: [(value) => typeof value === 'boolean', 'true or false'],
 };
 
 /** Options of createRedisStore. */
@@ -63,27 +66,40 @@ export interface RedisStoreOptions extends PacingOptions {
   readonly onRecover?: () => void;
   /** The clock backoff deadlines are read on, ms since the epoch; give the client's own. @default Date.now */
   readonly now?: () => number;
+  /**
+   * Whether each worker keeps a mirror of what the fleet knows of the scopes it calls, kept current
+   * by messages Redis publishes (on a second connection, `client.duplicate()`; a cluster's own
+   * pub/sub connection): a call to a scope with nothing known then asks Redis nothing. false asks
+   * Redis before every call, as a store without pub/sub must. @default true
+   */
+  readonly mirror?: boolean;
 }
 
 /** A Redis store, which says whether it is answering from its fallback. */
 export interface RedisStore extends Store {
   /** True from a Redis failure until Redis answers again. */
   readonly degraded: boolean;
-  /** Removes the listeners the store put on the client (the client stays open). */
+  /** Removes the listeners the store put on the client (the client stays open) and closes the connection it subscribed on. */
   detach(): void;
 }
 
 /**
  * The Redis key of a store key of one kind: valid UTF-16 as it is, anything else escaped, so
  * distinct keys never meet. Each site's keys (b wait, p probe, l lease, q quota, u calls let
- * through before a quota was known) carry one hash tag, and the copies (c) and their index (i)
- * another, so each script's keys share a Redis Cluster slot.
+ * through before a quota was known, o circuit, e circuit probe lease, k counts, w counting since;
+ * and b, p, l of a wait learnt on one path, with the path) carry one hash tag, and the copies (c)
+ * and their index (i) another, so each script's keys share a Redis Cluster slot.
  */
-export function redisKey(prefix: string, kind: 'b' | 'p' | 'l' | 'q' | 'u' | 'c' | 'i', key: string): string {
+export function redisKey(prefix: string, kind: 'b' | 'p' | 'l' | 'q' | 'u' | 'o' | 'e' | 'k' | 'w' | 'c' | 'i', key: string, path?: string): string {
+  const name = escaped(key);
+  if (kind === 'c' || kind === 'i') return `${prefix}{c}${kind}:${name}`;
+  return path === undefined ? `${prefix}{${name}}${kind}` : `${prefix}{${name}}${kind}/${escaped(path)}`;
+}
+
+function escaped(key: string): string {
   const wellFormed = !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(key);
   // UTF-8 turns each lone surrogate into U+FFFD; JSON escapes them instead, under its own tag.
-  const name = wellFormed ? `=${key}` : `~${JSON.stringify(key)}`;
-  return kind === 'c' || kind === 'i' ? `${prefix}{c}${kind}:${name}` : `${prefix}{${name}}${kind}`;
+  return wellFormed ? `=${key}` : `~${JSON.stringify(key)}`;
 }
 
 /** A Lua script, and its SHA1 once Redis has told it (SCRIPT LOAD), so no hashing module is loaded here. */
@@ -99,15 +115,36 @@ const script = (source: string): Script => ({ source });
 const CLOCK = `local t = redis.call('TIME') local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
-// A site's keys: KEYS = wait (b), probe (p), lease (l), quota (q), calls let through uncounted (u).
+/** How long the circuit's counting lasts after a failure, in ms: the workers report their calls that often meanwhile. */
+const COUNTING_MS = 2000;
+/** The circuit opens no sooner than this many ms after the fleet started counting, so every worker's successes are in. */
+const SETTLE_COUNT_MS = 250;
+/** While the fleet counts a scope's calls, a worker reports them at most this often, in ms. */
+const FLUSH_MS = 200;
+/** What a worker knows of a scope is read from Redis again after this many ms, whatever the messages said. */
+const REFRESH_MS = 10_000;
+// A site's keys, for every script of a site: 1 wait (b), 2 probe (p), 3 lease (l), 4 quota (q),
+// 5 calls let through uncounted (u), 6 circuit (o: r open until, m window ms, f failed and c calls
+// that opened it), 7 circuit probe lease (e), 8 counts (k: the budget's and the circuit's two
+// buckets), 9 counting since (w), and 10-12 the wait, probe and lease of the request's path.
 // Sharing a wait keeps the longer one, and marks its first call after it ends as a probe for
-// PROBE_GRACE_MS, dropping any lease. ARGV of SET_BACKOFF = wait ms, its error.
-const SHARE = `local function share(ms, error) if redis.call('PTTL', KEYS[1]) >= ms then return 0 end
-redis.call('SET', KEYS[1], error, 'PX', ms) redis.call('SET', KEYS[2], error, 'PX', ms + ${PROBE_GRACE_MS}) redis.call('DEL', KEYS[3]) return 1 end
+// PROBE_GRACE_MS, dropping any lease.
+const SHARE = `local function share(b, p, l, ms, error) if redis.call('PTTL', b) >= ms then return 0 end
+redis.call('SET', b, error, 'PX', ms) redis.call('SET', p, error, 'PX', ms + ${PROBE_GRACE_MS}) redis.call('DEL', l) return 1 end
 `;
-const SET_BACKOFF = script(`${SHARE}return share(tonumber(ARGV[1]), ARGV[2])`);
 const GET_BACKOFF = script(`local v = redis.call('GET', KEYS[1]) if not v then return false end
 return {v, redis.call('PTTL', KEYS[1])}`);
+
+// Two buckets of counts in the hash KEYS[8], under five fields (the bucket, its two counts, the
+// previous bucket's two): the budget's (requests, retries) and the circuit's (calls, failures).
+const COUNTS = `local BUDGET = {'ba', 'br', 'bt', 'bq', 'bu'} local CIRCUIT = {'ca', 'cc', 'cf', 'cd', 'cg'}
+local function roll(names, bucket) local v = redis.call('HMGET', KEYS[8], unpack(names))
+local cur, prev = {tonumber(v[2]) or 0, tonumber(v[3]) or 0}, {tonumber(v[4]) or 0, tonumber(v[5]) or 0}
+local at = tonumber(v[1]) if at ~= bucket then if at == bucket - 1 then prev = cur else prev = {0, 0} end cur = {0, 0} end
+return cur, prev end
+local function put(names, bucket, cur, prev) redis.call('HSET', KEYS[8], names[1], bucket, names[2], cur[1], names[3], cur[2], names[4], prev[1], names[5], prev[2])
+redis.call('PEXPIRE', KEYS[8], ${2 * BUDGET_BUCKET_MS + 1000}) end
+`;
 
 // The quota (a hash: l left, f in flight, n calls counted ever, s the count its window started at,
 // q limit, w window ms, r reset on Redis's clock, e 1 while r is an estimate, y 1 while calls let
@@ -127,26 +164,71 @@ redis.call('PEXPIRE', KEYS[4], math.max(s.r - now, 0) + s.w + ${PROBE_GRACE_MS})
 `;
 
 // Before a call. ARGV = lease token, lease ms (0: no probe), pace quota (1 or 0). Replies
-// {'wait', ms, error}, {'follow', ms, error}, {'hold', ms, limit or -1} or {'call', probe 1 or 0, the call's count or -1}.
-const ADMIT = script(`${QUOTA}local w = redis.call('GET', KEYS[1])
-if w then local left = redis.call('PTTL', KEYS[1]) if left > 0 then return {'wait', left, w} end end
-local probing = false
-if tonumber(ARGV[2]) > 0 then local e = redis.call('GET', KEYS[2]) if e then
-local lease = redis.call('PTTL', KEYS[3]) if lease > 0 then return {'follow', lease, e} end probing = true end end
+// {'wait', ms, error, 1 when the path's}, {'follow', ms, error}, {'hold', ms, limit or -1},
+// {'open', ms, failed, calls} or {'call', probe (0 none, 1 the scope's wait, 2 the path's, 3 the
+// circuit's), the call's count or -1, ms the fleet still counts calls or -1}.
+const ADMIT = script(`${QUOTA}local function running(k) local v = redis.call('GET', k) if v then local ms = redis.call('PTTL', k) if ms > 0 then return v, ms end end return nil, 0 end
+local v, ms = running(KEYS[1]) if v then return {'wait', ms, v, 0} end
+v, ms = running(KEYS[10]) if v then return {'wait', ms, v, 1} end
+local lease = tonumber(ARGV[2])
+local probing = 0
+local o = redis.call('HMGET', KEYS[6], 'r', 'f', 'c')
+if o[1] then local open = tonumber(o[1])
+if now < open then return {'open', open - now, tonumber(o[2]), tonumber(o[3])} end
+if lease > 0 then local held = redis.call('PTTL', KEYS[7]) if held > 0 then return {'open', held, tonumber(o[2]), tonumber(o[3])} end probing = 3 end end
+if probing == 0 and lease > 0 then for i, k in ipairs({{2, 3}, {11, 12}}) do local e = redis.call('GET', KEYS[k[1]])
+if e then local held = redis.call('PTTL', KEYS[k[2]]) if held > 0 then return {'follow', held, e} end if probing == 0 then probing = i end end end end
 local counted = -1
 if ARGV[3] == '1' then local s = quota() if s then
 if s.l <= 0 then keep(s) return {'hold', s.r - now, s.q or -1} end
 s.l = s.l - 1 s.f = s.f + 1 s.n = s.n + 1 keep(s) counted = s.n
 elseif redis.call('INCR', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ${UNCOUNTED_MS}) end end
-if probing then redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[2]) end
-return {'call', probing and 1 or 0, counted}`);
+if probing > 0 then redis.call('SET', KEYS[({3, 12, 7})[probing]], ARGV[1], 'PX', lease) end
+return {'call', probing, counted, redis.call('PTTL', KEYS[9])}`);
 
-// After a call. ARGV = lease token or '', the call's count or '', answered (1 or 0), wait ms or '',
-// wait's error, quota remaining or '', reset ms, limit or '', window ms or '', pace (1 or 0).
-const SETTLE = script(`${QUOTA}${SHARE}if ARGV[1] ~= '' and redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3])
-if ARGV[3] == '1' and ARGV[4] == '' then redis.call('DEL', KEYS[2]) end end
-if ARGV[4] ~= '' then share(tonumber(ARGV[4]), ARGV[5]) end
-if ARGV[10] ~= '1' then return 1 end
+// After a call, or to share a wait (setBackoff) or report counts. ARGV = 1 lease token or '',
+// 2 the call's count or '', 3 answered (1 or 0), 4 wait ms or '', 5 wait's error, 6 quota
+// remaining or '', 7 reset ms, 8 limit or '', 9 window ms or '', 10 pace (1 or 0), 11 the probe
+// the call was (0-3, as ADMIT says), 12 the path, 13 1 when the wait covers the path alone, 14 1
+// when the site answered and did not fail, 15 calls and 16 failures to count for the circuit,
+// 17 requests to count for the budget, 18-21 the circuit's minFailures, failureRatio, openMs and
+// maxOpenMs ('' without a circuit), 22 the channel, 23 the scope, 24 1 with a budget, 25 calls and
+// 26 failures of the bucket before, counted into Redis's bucket before.
+// The fleet counts a scope's calls from its first failure until COUNTING_MS after its last (w);
+// the circuit opens no sooner than SETTLE_COUNT_MS after that start.
+// Publishes on the channel what the other workers' mirrors must know: a wait shared, a probe that
+// ended a wait, the circuit opened or closed, the fleet counting calls, a quota announced.
+// Replies {'open', ms, failed, calls} when the circuit is open after it, {'quota'} when a quota
+// is known, else {}.
+const SETTLE = script(`${QUOTA}${SHARE}${COUNTS}local scope = ARGV[23]
+local function say(...) redis.call('PUBLISH', ARGV[22], cjson.encode({...})) end
+local kind = ARGV[11]
+if (kind == '1' or kind == '2') and ARGV[1] ~= '' then local p, l = KEYS[2], KEYS[3] if kind == '2' then p, l = KEYS[11], KEYS[12] end
+if redis.call('GET', l) == ARGV[1] then redis.call('DEL', l)
+if ARGV[3] == '1' and ARGV[4] == '' then redis.call('DEL', p) say('clear', scope) end end end
+if ARGV[4] ~= '' then local b, p, l, path = KEYS[1], KEYS[2], KEYS[3], '' if ARGV[13] == '1' then b, p, l, path = KEYS[10], KEYS[11], KEYS[12], ARGV[12] end
+if share(b, p, l, tonumber(ARGV[4]), ARGV[5]) == 1 then say('wait', scope, path, tonumber(ARGV[4]), ARGV[5]) end end
+local reply = {}
+if ARGV[24] == '1' and tonumber(ARGV[17]) > 0 then local bucket = math.floor(now / ${BUDGET_BUCKET_MS}) local cur, prev = roll(BUDGET, bucket)
+cur[1] = cur[1] + tonumber(ARGV[17]) put(BUDGET, bucket, cur, prev) end
+if ARGV[18] ~= '' then
+if redis.call('EXISTS', KEYS[6]) == 1 then
+if ARGV[14] == '1' then redis.call('DEL', KEYS[6], KEYS[7], KEYS[9]) redis.call('HDEL', KEYS[8], unpack(CIRCUIT)) say('close', scope)
+else local o = redis.call('HMGET', KEYS[6], 'r', 'm', 'f', 'c')
+if kind == '3' and redis.call('GET', KEYS[7]) == ARGV[1] then
+local ms = math.min(tonumber(ARGV[21]), tonumber(o[2]) * 2)
+redis.call('HSET', KEYS[6], 'r', now + ms, 'm', ms) redis.call('PEXPIRE', KEYS[6], ms + ${PROBE_GRACE_MS}) redis.call('DEL', KEYS[7])
+say('open', scope, ms, tonumber(o[3]), tonumber(o[4])) reply = {'open', ms, tonumber(o[3]), tonumber(o[4])}
+else reply = {'open', math.max(tonumber(o[1]) - now, 0), tonumber(o[3]), tonumber(o[4])} end end
+elseif tonumber(ARGV[15]) + tonumber(ARGV[25]) > 0 then local bucket = math.floor(now / ${CIRCUIT_BUCKET_MS}) local cur, prev = roll(CIRCUIT, bucket)
+cur[1] = cur[1] + tonumber(ARGV[15]) cur[2] = cur[2] + tonumber(ARGV[16]) prev[1] = prev[1] + tonumber(ARGV[25]) prev[2] = prev[2] + tonumber(ARGV[26]) put(CIRCUIT, bucket, cur, prev)
+if tonumber(ARGV[16]) > 0 then
+if redis.call('SET', KEYS[9], now, 'NX', 'PX', ${COUNTING_MS}) then say('count', scope, ${COUNTING_MS}) else redis.call('PEXPIRE', KEYS[9], ${COUNTING_MS}) end
+local calls, failed, since = cur[1] + prev[1], cur[2] + prev[2], tonumber(redis.call('GET', KEYS[9]) or now)
+if failed >= tonumber(ARGV[18]) and failed >= tonumber(ARGV[19]) * calls and now - since >= ${SETTLE_COUNT_MS} then local ms = tonumber(ARGV[20])
+redis.call('HSET', KEYS[6], 'r', now + ms, 'm', ms, 'f', failed, 'c', calls) redis.call('PEXPIRE', KEYS[6], ms + ${PROBE_GRACE_MS})
+say('open', scope, ms, failed, calls) reply = {'open', ms, failed, calls} end end end end
+if ARGV[10] ~= '1' then return reply end
 local s = quota()
 local counted = tonumber(ARGV[2])
 local current = s and counted and counted > s.s
@@ -156,13 +238,22 @@ if not counted then pending = math.max(tonumber(redis.call('GET', KEYS[5]) or '1
 if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('SET', KEYS[5], pending, 'KEEPTTL') end end
 if ARGV[6] ~= '' and (not counted or current) then
 local left, reset = tonumber(ARGV[6]), now + tonumber(ARGV[7])
-if not s then s = {l = left - pending, f = 0, n = 0, s = 0, w = tonumber(ARGV[9]) or tonumber(ARGV[7]), r = reset, e = 0, y = pending > 0 and 1 or 0, m = left}
+if not s then s = {l = left - pending, f = 0, n = 0, s = 0, w = tonumber(ARGV[9]) or tonumber(ARGV[7]), r = reset, e = 0, y = pending > 0 and 1 or 0, m = left} say('quota', scope)
 else local young = s.y == 1 and not counted s.l = math.min(s.l, left)
 if s.e == 1 or reset > s.r + 1000 then s.r = reset elseif reset > s.r - 1000 then s.r = math.min(s.r, reset) end
 s.e = 0 s.w = tonumber(ARGV[9]) or math.max(s.w, tonumber(ARGV[7]))
 if young then s.m = math.min(s.m, left) s.y = pending > 0 and 1 or 0 s.l = s.m - pending - s.n end end
 s.q = tonumber(ARGV[8]) or s.q end
-if s then keep(s) end return 1`);
+if s then keep(s) if #reply == 0 then reply = {'quota'} end end return reply`);
+
+// A retry drawn from the budget. ARGV = requests to count first, ratio, floor. Replies {1} when
+// drawn, or {0, retries, requests} when the budget is spent.
+const DRAW = script(`${CLOCK}${COUNTS}local bucket = math.floor(now / ${BUDGET_BUCKET_MS}) local cur, prev = roll(BUDGET, bucket)
+cur[1] = cur[1] + tonumber(ARGV[1])
+local requests, retries = cur[1] + prev[1], cur[2] + prev[2]
+local ok = retries < tonumber(ARGV[3]) + tonumber(ARGV[2]) * requests
+if ok then cur[2] = cur[2] + 1 end put(BUDGET, bucket, cur, prev)
+if ok then return {1} end return {0, retries, requests}`);
 
 // Copies: KEYS = copy, LRU index (sorted set scored by Redis time of last use), sizes (hash), total
 // bytes. The index keys expire a TTL after the last save, when every copy they count has expired.
@@ -191,20 +282,24 @@ function parse(text: unknown): unknown {
   }
 }
 
-/** A wait as Redis keeps it: its error, or its error and the site's answer kept with it. */
-const waitText = (backoff: Backoff): string => JSON.stringify(backoff.answer ? { error: backoff.error, answer: backoff.answer } : backoff.error);
+/** A wait as Redis keeps it: its error, or its error with the site's answer and where it was learnt. */
+const waitText = (b: Backoff): string => JSON.stringify(b.answer || b.learnt ? { error: b.error, ...(b.answer ? { answer: b.answer } : {}), ...(b.learnt ? { learnt: b.learnt } : {}) } : b.error);
 
 const isPairs = (value: unknown): boolean => Array.isArray(value) && value.every((h) => Array.isArray(h) && h.length === 2 && h.every((s) => typeof s === 'string'));
 
-/** A wait read back from Redis (waitText): its error, when it is a valid envelope error, and the site's answer when kept and well formed. */
-function readWait(text: unknown): { error: EnvelopeError; answer?: KeptAnswer } | undefined {
-  const value = parse(text) as { error?: unknown; answer?: Partial<Record<keyof KeptAnswer, unknown>> } | undefined;
-  const kept = value !== null && typeof value === 'object' && 'answer' in value && 'error' in value;
+type Wait = { error: EnvelopeError; answer?: KeptAnswer; learnt?: Learnt };
+
+/** A wait read back from Redis (waitText): its error, when it is a valid envelope error, and the site's answer and where it was learnt, when kept and well formed. */
+function readWait(text: unknown): Wait | undefined {
+  const value = parse(text) as { error?: unknown; answer?: Partial<Record<keyof KeptAnswer, unknown>>; learnt?: Partial<Record<keyof Learnt, unknown>> } | undefined;
+  const kept = value !== null && typeof value === 'object' && typeof value.error === 'object' && value.error !== null;
   const checked = validateEnvelope({ error: kept ? value.error : value }, { received: true });
   if (!checked.valid) return undefined;
   const a = kept ? value.answer : undefined;
   const answer = a && typeof a.status === 'number' && isPairs(a.headers) && typeof a.body === 'string' ? (a as KeptAnswer) : undefined;
-  return { error: checked.value.error, ...(answer ? { answer } : {}) };
+  const l = kept ? value.learnt : undefined;
+  const learnt = l && typeof l.url === 'string' && typeof l.at === 'number' ? (l as Learnt) : undefined;
+  return { error: checked.value.error, ...(answer ? { answer } : {}), ...(learnt ? { learnt } : {}) };
 }
 
 function asCopy(value: unknown): CachedCopy | undefined {
@@ -215,14 +310,67 @@ function asCopy(value: unknown): CachedCopy | undefined {
     : undefined;
 }
 
+/** Counts a request a worker let through, for the budget. */
+const request = (s: Seen, t: number): void => void (roll(s.requests, t, BUDGET_BUCKET_MS).current[0] += 1);
+
+/**
+ * The counts a report carries, forgotten here once taken: this bucket's calls and failures and the
+ * requests of the budget's window (ARGV 15-17), and the calls and failures of the bucket before
+ * (ARGV 25-26), which Redis counts in its own bucket before.
+ */
+function unreported(s: Seen, t: number): [string[], string[]] {
+  const calls = roll(s.calls, t, CIRCUIT_BUCKET_MS);
+  const requests = roll(s.requests, t, BUDGET_BUCKET_MS);
+  const counts: [string[], string[]] = [[calls.current[0], calls.current[1], total(requests, 0)].map(String), [calls.previous[0], calls.previous[1]].map(String)];
+  s.calls = freshCounts();
+  s.requests = freshCounts();
+  return counts;
+}
+
+/** Runs a store call whose failure, thrown or rejected, changes nothing. */
+const quietly = (call: () => unknown): Promise<void> => Promise.resolve().then(call).then(() => undefined, () => undefined);
+
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+/** The most scopes a worker's mirror follows; the least recently used go first (and are read again when next called). */
+const MIRROR_SCOPES = 10_000;
+
+/**
+ * What one worker knows of a scope, kept current by the messages Redis publishes: when it was last
+ * read from Redis, whether this worker had an answer from it (until then each call asks Redis, so
+ * the calls on their way count against a quota the first answers announce), whether a quota is known, until when a probe may be owed after a wait, the
+ * circuit when open, until when the fleet counts calls, and the counts not yet reported.
+ */
+interface Seen {
+  checked: number;
+  answered: boolean;
+  quota: boolean;
+  probeUntil: number;
+  open: { until: number; failures: number; calls: number } | undefined;
+  counting: number;
+  /** Calls and failures, requests, not yet reported, in the circuit's and the budget's buckets (older ones are forgotten). */
+  calls: Counts;
+  requests: Counts;
+  flushed: number;
+}
+
+const unseen = (): Seen => ({ checked: -Infinity, answered: false, quota: false, probeUntil: 0, open: undefined, counting: 0, calls: freshCounts(), requests: freshCounts(), flushed: -Infinity });
+
+/** What a node-redis client or cluster may offer for a mirror: a second connection to subscribe on, or subscribe itself (a cluster's own pub/sub connection). */
+interface Subscribing {
+  duplicate?(): RedisClientLike & { connect(): Promise<unknown>; subscribe(channel: string, listener: (message: string) => void): Promise<unknown>; destroy?(): void };
+  subscribe?(channel: string, listener: (message: string) => void): Promise<unknown>;
+  unsubscribe?(channel: string, listener: (message: string) => void): Promise<unknown>;
+}
 
 /**
  * A store on Redis, shared by every worker that uses the same Redis and prefix. Backoffs are kept
  * as remaining delays that Redis expires (PX), so clock skew between workers cannot lengthen a
  * wait; copies are bounded by a TTL and a total size. What a worker learns is also kept in its
  * fallback store, and when Redis fails or is slow each call is answered from there: no request
- * fails because Redis did.
+ * fails because Redis did. Each worker mirrors what the fleet knows of each scope it calls, kept
+ * current by messages Redis publishes (pub/sub, on a second connection): a call to a scope with
+ * nothing known makes no round trip to Redis.
  * @example
  * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
  * const client = createAgentClient({ store: createRedisStore(redis) });
@@ -232,11 +380,12 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     throw new TypeError(`createRedisStore: client must be a node-redis client or cluster (createClient() or createCluster() from redis, connected with connect()), not its options (got ${quote(client)})`);
   }
   checkRules('createRedisStore', options, REDIS_CHECKS);
+  const { budget, circuit } = resolveGuards('createRedisStore', options);
   const prefix = options.prefix ?? 'agent-errors:';
   const now = options.now ?? Date.now;
   const leaseMs = Math.max(0, Math.round(options.probeLeaseMs ?? 5000));
   const pace = options.paceQuota ?? true;
-  const fallback = options.fallback ?? createMemoryStore({ now, probeLeaseMs: leaseMs, paceQuota: pace });
+  const fallback = options.fallback ?? createMemoryStore({ now, probeLeaseMs: leaseMs, paceQuota: pace, retryBudget: options.retryBudget, circuit: options.circuit });
   const ttlMs = Math.max(1, Math.round((options.copyTtlSeconds ?? 604_800) * 1000));
   const maxCopyBytes = options.maxCopyBytes ?? 1024 * 1024;
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
@@ -244,15 +393,22 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
   const recheckMs = options.recheckMs ?? 1000;
   const onFallback = options.onFallback ?? ((error: unknown) => console.warn(`@agent-index/errors: Redis store failed, answering from the fallback store: ${messageOf(error)}`));
   const onRecover = options.onRecover ?? (() => console.info('@agent-index/errors: Redis store answering again'));
+  const channel = `${prefix}events`;
+  const rule = circuit ? [String(circuit.minFailures), String(circuit.failureRatio), String(circuit.openMs), String(circuit.maxOpenMs)] : ['', '', '', ''];
   // The calls this worker admitted alone, while Redis was down, are settled alone too.
   const answeredHere = new WeakSet<Admission>();
+  // What each call Redis admitted was: the probe it makes (1 after the scope's wait, 2 after its path's, 3 of the circuit) and its path.
+  const admittedAs = new WeakMap<Admission, { probe: number; path: string | undefined }>();
   const index = ['lru', 'size', 'bytes'].map((name) => redisKey(prefix, 'i', name));
-  const site = (key: string): string[] => (['b', 'p', 'l', 'q', 'u'] as const).map((kind) => redisKey(prefix, kind, key));
+  const site = (key: string, path?: string): string[] => [
+    ...(['b', 'p', 'l', 'q', 'u', 'o', 'e', 'k', 'w'] as const).map((kind) => redisKey(prefix, kind, key)),
+    ...(['b', 'p', 'l'] as const).map((kind) => redisKey(prefix, kind, key, path ?? '')),
+  ];
+  const cluster = typeof (client as Partial<RedisClusterLike>).getSlotMaster === 'function';
   // A cluster routes each command by its first key; every script's keys share that key's slot.
-  const send: (keys: string[], args: string[]) => Promise<unknown> =
-    typeof (client as Partial<RedisClusterLike>).getSlotMaster === 'function'
-      ? (keys, args) => (client as RedisClusterLike).sendCommand(keys[0], false, args)
-      : (_keys, args) => (client as RedisClientLike).sendCommand(args);
+  const send: (keys: string[], args: string[]) => Promise<unknown> = cluster
+    ? (keys, args) => (client as RedisClusterLike).sendCommand(keys[0], false, args)
+    : (_keys, args) => (client as RedisClientLike).sendCommand(args);
 
   let degraded = false;
   let failedAt = -Infinity;
@@ -274,6 +430,83 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
   const onReady = (): void => void (skipUntil = -Infinity);
   client.on?.('error', onError);
   client.on?.('ready', onReady);
+
+  // The mirror: what this worker knows of each scope it calls, trusted only while it hears Redis's messages.
+  const mirror = new LRUCache<string, Seen>({ max: MIRROR_SCOPES });
+  const seenOf = (key: string): Seen => mirror.get(key) ?? (mirror.set(key, unseen()), mirror.get(key)!);
+  let listening = false;
+  let subscriber: ReturnType<NonNullable<Subscribing['duplicate']>> | undefined;
+  const forget = (): void => {
+    listening = false;
+    mirror.forEach((s) => void (s.checked = -Infinity));
+  };
+  const hear = (message: string): void => {
+    try {
+      heard(message);
+    } catch {}
+  };
+  function heard(message: string): void {
+    const m = parse(message);
+    if (!Array.isArray(m) || typeof m[1] !== 'string') return;
+    const s = mirror.get(m[1]);
+    if (!s) return;
+    const t = now();
+    const n = (i: number): number => (typeof m[i] === 'number' ? m[i] : 0);
+    switch (m[0]) {
+      case 'wait': {
+        const wait = readWait(m[4]);
+        if (!wait) return;
+        const backoff: Backoff = { until: t + n(3), ...wait, ...(typeof m[2] === 'string' && m[2] !== '' ? { path: m[2] } : {}) };
+        s.probeUntil = Math.max(s.probeUntil, backoff.until + PROBE_GRACE_MS);
+        quietly(() => fallback.setBackoff(m[1], backoff));
+        return;
+      }
+      case 'clear':
+        s.checked = -Infinity;
+        return;
+      case 'open':
+        s.open = { until: t + n(2), failures: n(3), calls: n(4) };
+        return;
+      case 'close':
+        s.open = undefined;
+        return;
+      case 'count':
+        s.counting = t + n(2);
+        return;
+      case 'quota':
+        s.quota = true;
+    }
+  }
+  async function listen(): Promise<void> {
+    if (options.mirror === false) return;
+    const c = client as unknown as Subscribing;
+    try {
+      if (cluster) {
+        if (!isFunction(c.subscribe)) return;
+        await c.subscribe!(channel, hear);
+      } else {
+        if (!isFunction(c.duplicate)) return;
+        const sub = c.duplicate!();
+        subscriber = sub;
+        // Reconnected, node-redis subscribes again; what was said meanwhile is read from Redis anew.
+        sub.on?.('error', forget);
+        sub.on?.('ready', () => {
+          if (subscriber === sub && !listening && mirror.size >= 0) {
+            forget();
+            listening = true;
+          }
+        });
+        await sub.connect();
+        await sub.subscribe(channel, hear);
+      }
+      forget();
+      listening = true;
+    } catch (error) {
+      listening = false;
+      notify(() => onFallback(new Error(`cannot subscribe to ${channel}, so every call asks Redis: ${messageOf(error)}`)));
+    }
+  }
+  void listen();
 
   async function evaluate(s: Script, keys: string[], args: string[]): Promise<unknown> {
     const tail = [String(keys.length), ...keys, ...args];
@@ -325,6 +558,88 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     });
   }
 
+  /** The script arguments of a report: a call's answer, a wait to share, counts (see SETTLE). */
+  function report(key: string, s: Seen, parts: { token?: string; counted?: number; answered?: boolean; wait?: Backoff | undefined; quota?: Settlement['quota']; probe?: number; path?: string | undefined; ok?: boolean }): Promise<{ reply: unknown } | undefined> {
+    const { wait, quota } = parts;
+    const left = wait ? Math.ceil(wait.until - now()) : 0;
+    const told = left > 0 ? [String(left), waitText(wait!)] : ['', ''];
+    const announced = quota ? [String(quota.remaining), String(quota.resetMs), String(quota.limit ?? ''), String(quota.windowMs ?? '')] : ['', '', '', ''];
+    const path = wait?.path ?? parts.path;
+    const args = [
+      parts.token ?? '', String(parts.counted ?? ''), parts.answered ? '1' : '0', ...told, ...announced, pace ? '1' : '0',
+      String(parts.probe ?? 0), path ?? '', left > 0 && wait!.path !== undefined ? '1' : '0', parts.ok ? '1' : '0',
+      ...rule, channel, key, budget ? '1' : '0',
+    ];
+    const [current, before] = unreported(s, now());
+    args.splice(14, 0, ...current);
+    args.push(...before);
+    s.flushed = now();
+    return run(SETTLE, site(key, path), args);
+  }
+
+  /** What Redis said of a scope after a report: its circuit, its quota. */
+  function heedReply(s: Seen, reply: unknown, ok: boolean): void {
+    const [kind, ms, failures, calls] = Array.isArray(reply) ? (reply as unknown[]) : [];
+    if (kind === 'open' && typeof ms === 'number') s.open = { until: now() + ms, failures: Number(failures) || 0, calls: Number(calls) || 0 };
+    else if (ok) s.open = undefined;
+    if (kind === 'quota') s.quota = true;
+  }
+
+  /** Whether a call to a scope may go without asking Redis: the mirror is current and knows nothing that needs Redis. */
+  const quiet = (s: Seen | undefined, t: number): s is Seen => s !== undefined && listening && s.answered && t - s.checked < REFRESH_MS && !s.quota && t >= s.probeUntil && s.open === undefined;
+
+  function decide(key: string, ask: AdmitAsk | undefined, known: Backoff | undefined): Promise<Admission> | Admission {
+    // A wait this worker knows of (learnt here, heard of, or read from Redis before) is answered without Redis.
+    if (known) return { kind: 'wait', until: known.until, error: known.error, ...(known.answer ? { answer: known.answer } : {}), ...(known.learnt ? { learnt: known.learnt } : {}) };
+    const t = now();
+    const seen = mirror.get(key);
+    if (seen?.open && t < seen.open.until && available()) return { kind: 'open', ...seen.open };
+    if (quiet(seen, t) && available()) {
+      if (!ask?.retry) request(seen, t);
+      return { kind: 'call' };
+    }
+    return ask_(key, ask, t);
+  }
+
+  async function ask_(key: string, ask: AdmitAsk | undefined, t: number): Promise<Admission> {
+    const token = crypto.randomUUID();
+    const path = ask?.path;
+    const reply = (await run(ADMIT, site(key, path), [token, String(leaseMs), pace ? '1' : '0']))?.reply;
+    const [kind, a, b, c] = Array.isArray(reply) ? (reply as unknown[]) : [];
+    const s = seenOf(key);
+    const until = typeof a === 'number' ? t + a : NaN;
+    if (kind === 'call') {
+      s.checked = t;
+      s.quota = typeof b === 'number' && b >= 0;
+      s.counting = typeof c === 'number' && c > 0 ? t + c : 0;
+      if (!ask?.retry) request(s, t);
+      const probe = typeof a === 'number' ? a : 0;
+      s.probeUntil = probe === 1 || probe === 2 ? t + PROBE_GRACE_MS : 0;
+      if (probe === 3) s.open = { until: t + leaseMs, failures: s.open?.failures ?? 0, calls: s.open?.calls ?? 0 };
+      const admission: Admission = { kind, ...(probe > 0 ? { probe: token } : {}), ...(probe === 3 ? { circuit: true as const } : {}), ...(typeof b === 'number' && b >= 0 ? { counted: b } : {}) };
+      admittedAs.set(admission, { probe, path });
+      return admission;
+    }
+    if (kind === 'hold' && until > 0) return { kind, until, ...(typeof b === 'number' && b >= 0 ? { limit: b } : {}) };
+    if (kind === 'open' && until > 0) {
+      s.open = { until, failures: Number(b) || 0, calls: Number(c) || 0 };
+      return { kind, ...s.open };
+    }
+    const wait = kind === 'wait' || kind === 'follow' ? readWait(b) : undefined;
+    if (wait && until > 0) {
+      s.checked = t;
+      // After a wait, the probe marker lasts PROBE_GRACE_MS: calls ask Redis until the probe's answer is heard.
+      s.probeUntil = Math.max(s.probeUntil, (kind === 'wait' ? until : t) + PROBE_GRACE_MS);
+      // A wait is kept here as well, to answer from while Redis is down.
+      if (kind === 'wait') await quietly(() => fallback.setBackoff(key, { until, ...wait, ...(c === 1 && path !== undefined ? { path } : {}) }));
+      return { kind: kind as 'wait' | 'follow', until, ...wait };
+    }
+    // Redis did not answer, or answered what no script of ours says: this worker decides alone.
+    const local = await fallback.admit!(key, ask);
+    if (local.kind === 'call') answeredHere.add(local);
+    return local;
+  }
+
   return {
     get degraded() {
       return degraded;
@@ -343,39 +658,49 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     },
     async setBackoff(key, backoff) {
       await fallback.setBackoff(key, backoff);
-      const left = Math.ceil(backoff.until - now());
-      if (left > 0) await run(SET_BACKOFF, site(key).slice(0, 3), [String(left), waitText(backoff)]);
+      if (backoff.until > now()) await report(key, seenOf(key), { wait: backoff });
     },
-    async admit(key) {
-      // A wait this worker knows of (learnt here, or read from Redis before) is answered without Redis.
-      const known = await fallback.getBackoff(key);
-      if (known) return { kind: 'wait', ...known };
-      const token = crypto.randomUUID();
-      const reply = (await run(ADMIT, site(key), [token, String(leaseMs), pace ? '1' : '0']))?.reply;
-      const [kind, a, b] = Array.isArray(reply) ? (reply as unknown[]) : [];
-      const until = typeof a === 'number' ? now() + a : NaN;
-      if (kind === 'call') return { kind, ...(a === 1 ? { probe: token } : {}), ...(typeof b === 'number' && b >= 0 ? { counted: b } : {}) };
-      if (kind === 'hold' && until > 0) return { kind, until, ...(typeof b === 'number' && b >= 0 ? { limit: b } : {}) };
-      const wait = kind === 'wait' || kind === 'follow' ? readWait(b) : undefined;
-      if (wait && until > 0) {
-        // A wait is kept here as well, to answer from while Redis is down.
-        if (kind === 'wait') await fallback.setBackoff(key, { until, ...wait });
-        return { kind: kind as 'wait' | 'follow', until, ...wait };
-      }
-      // Redis did not answer, or answered what no script of ours says: this worker decides alone.
-      const local = await fallback.admit!(key);
-      if (local.kind === 'call') answeredHere.add(local);
-      return local;
+    admit(key, ask) {
+      const path = ask?.path;
+      const wide = fallback.getBackoff(key);
+      const narrow = path === undefined ? undefined : fallback.getBackoff(pathKey(key, path));
+      if (wide instanceof Promise || narrow instanceof Promise) return Promise.all([wide, narrow]).then(([w, n]) => decide(key, ask, w ?? n), () => decide(key, ask, undefined));
+      return decide(key, ask, wide ?? narrow);
     },
-    async settle(key, settlement) {
+    settle(key, settlement) {
       const { admitted, wait, quota } = settlement;
-      if (wait) await fallback.setBackoff(key, wait);
-      if (answeredHere.has(admitted)) return fallback.settle!(key, settlement);
-      const left = wait ? Math.ceil(wait.until - now()) : 0;
-      const told = left > 0 ? [String(left), waitText(wait!)] : ['', ''];
-      const announced = quota ? [String(quota.remaining), String(quota.resetMs), String(quota.limit ?? ''), String(quota.windowMs ?? '')] : ['', '', '', ''];
-      const args = [admitted.probe ?? '', String(admitted.counted ?? ''), settlement.answered ? '1' : '0', ...told, ...announced, pace ? '1' : '0'];
-      await run(SETTLE, site(key), args);
+      if (answeredHere.has(admitted)) return (async () => {
+        if (wait) await fallback.setBackoff(key, wait);
+        return fallback.settle!(key, settlement);
+      })();
+      const t = now();
+      const s = seenOf(key);
+      const as = admittedAs.get(admitted);
+      const ok = settlement.answered && !settlement.failed;
+      const c = roll(s.calls, t, CIRCUIT_BUCKET_MS);
+      c.current[0] += 1;
+      if (settlement.failed) c.current[1] += 1;
+      if (settlement.answered && !quota) s.answered = true;
+      if (wait) s.probeUntil = Math.max(s.probeUntil, wait.until + PROBE_GRACE_MS);
+      const needed = as?.probe || admitted.counted !== undefined || wait || quota || settlement.failed || s.open || (t < s.counting && t - s.flushed >= FLUSH_MS);
+      // A call to a scope with nothing to tell costs nothing: its count waits for the next report.
+      if (!needed) return;
+      return (async () => {
+        if (wait) await fallback.setBackoff(key, wait);
+        const done = await report(key, s, { token: admitted.probe, counted: admitted.counted, answered: settlement.answered, wait, quota, probe: as?.probe ?? 0, path: as?.path, ok });
+        if (done) heedReply(s, done.reply, ok);
+        else if (quota) s.quota = true;
+      })();
+    },
+    async drawRetry(key) {
+      if (!budget) return undefined;
+      const s = seenOf(key);
+      const requests = total(roll(s.requests, now(), BUDGET_BUCKET_MS), 0);
+      s.requests = freshCounts();
+      const done = await run(DRAW, site(key), [String(requests), String(budget.ratio), String(budget.floor)]);
+      if (!done || !Array.isArray(done.reply)) return fallback.drawRetry?.(key);
+      const [drawn, retries, counted] = done.reply as unknown[];
+      return drawn === 1 ? undefined : { kind: 'spent', retries: Number(retries) || 0, requests: Number(counted) || 0 };
     },
     async getCopy(key) {
       const [local, shared] = await Promise.all([fallback.getCopy(key), run(GET_COPY, [redisKey(prefix, 'c', key), ...index])]);
@@ -397,6 +722,14 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     detach() {
       client.off?.('error', onError);
       client.off?.('ready', onReady);
+      listening = false;
+      const sub = subscriber;
+      subscriber = undefined;
+      if (sub) {
+        try {
+          sub.destroy?.();
+        } catch {}
+      } else if (cluster) void (client as unknown as Subscribing).unsubscribe?.(channel, hear)?.catch(() => {});
     },
   };
 }
