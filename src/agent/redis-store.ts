@@ -598,6 +598,8 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       if (!ask?.retry) request(seen, t);
       return { kind: 'call' };
     }
+    // Due to be read again, and otherwise quiet: this call reads it, the others meanwhile go on as they were.
+    if (seen && listening && seen.answered && !seen.quota && t >= seen.probeUntil && seen.open === undefined) seen.checked = t;
     return ask_(key, ask, t);
   }
 
