@@ -347,6 +347,8 @@ interface Seen {
   quota: boolean;
   probeUntil: number;
   open: { until: number; failures: number; calls: number } | undefined;
+  /** When the circuit was last heard to close. */
+  closed: number;
   counting: number;
   /** Calls and failures, requests, not yet reported, in the circuit's and the budget's buckets (older ones are forgotten). */
   calls: Counts;
@@ -354,7 +356,7 @@ interface Seen {
   flushed: number;
 }
 
-const unseen = (): Seen => ({ checked: -Infinity, answered: false, quota: false, probeUntil: 0, open: undefined, counting: 0, calls: freshCounts(), requests: freshCounts(), flushed: -Infinity });
+const unseen = (): Seen => ({ checked: -Infinity, answered: false, quota: false, probeUntil: 0, open: undefined, closed: -Infinity, counting: 0, calls: freshCounts(), requests: freshCounts(), flushed: -Infinity });
 
 /** What a node-redis client or cluster may offer for a mirror: a second connection to subscribe on, or subscribe itself (a cluster's own pub/sub connection). */
 interface Subscribing {
@@ -469,6 +471,7 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
         return;
       case 'close':
         s.open = undefined;
+        s.closed = t;
         return;
       case 'count':
         s.counting = t + n(2);
@@ -624,7 +627,10 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     }
     if (kind === 'hold' && until > 0) return { kind, until, ...(typeof b === 'number' && b >= 0 ? { limit: b } : {}) };
     if (kind === 'open' && until > 0) {
-      s.open = { until, failures: Number(b) || 0, calls: Number(c) || 0 };
+      // Closed meanwhile (its probe succeeded while this answer was on its way): call.
+      if (s.closed >= t) return { kind: 'call' };
+      // Another worker's probe holds the circuit until its lease ends; its answer is heard sooner.
+      s.open = { until: Math.min(until, t + (circuit?.maxOpenMs ?? leaseMs)), failures: Number(b) || 0, calls: Number(c) || 0 };
       return { kind, ...s.open };
     }
     const wait = kind === 'wait' || kind === 'follow' ? readWait(b) : undefined;

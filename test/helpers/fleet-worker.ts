@@ -8,6 +8,7 @@
 //   redis          createRedisStore(client, { prefix: KEY_PREFIX }): probe lease and quota pacing on, defaults
 //   redis-noprobe  the same with probeLeaseMs: 0 (every waiting worker calls when a wait ends), keys under KEY_PREFIX + 'noprobe:'
 //   redis-unpaced  the same with paceQuota: false (announced quotas ignored), keys under KEY_PREFIX + 'unpaced:'
+//   redis-nocircuit the same with circuit: false (the retry budget alone), keys under KEY_PREFIX + 'nocircuit:'
 //   memory         createMemoryStore(): probe and pacing within this process only
 // PROBE_LEASE_MS, when set, is the probeLeaseMs of 'redis', 'redis-unpaced' and 'memory'.
 //
@@ -23,7 +24,7 @@ import { fetchPage } from '../../src/agent/fetcher.js';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../src/agent/redis-store.js';
 import { createMemoryStore, type MemoryStoreOptions, type PacingOptions, type Store } from '../../src/agent/store.js';
 
-export type StoreKind = 'redis' | 'redis-noprobe' | 'redis-unpaced' | 'memory';
+export type StoreKind = 'redis' | 'redis-noprobe' | 'redis-unpaced' | 'redis-nocircuit' | 'memory';
 
 export type Command =
   | { op: 'hammer'; targets: { url: string; store: StoreKind }[]; intervalMs: number }
@@ -69,6 +70,8 @@ export interface RequestRecord {
   readonly remembered: boolean;
   /** When each call to the site began (0, 1 or 2 of them). */
   readonly calls: readonly number[];
+  /** What held the request back, the failure's throttled.by ('retry_budget', 'circuit'), or null. */
+  readonly throttled: string | null;
 }
 
 export interface LoopReport {
@@ -143,6 +146,7 @@ async function main(): Promise<void> {
     redis: () => redisStore,
     'redis-noprobe': () => createRedisStore(redis, redisOptions({ prefix: `${prefix}noprobe:`, probeLeaseMs: 0 }, false)),
     'redis-unpaced': () => createRedisStore(redis, redisOptions({ prefix: `${prefix}unpaced:`, ...probe, paceQuota: false }, false)),
+    'redis-nocircuit': () => createRedisStore(redis, redisOptions({ prefix: `${prefix}nocircuit:`, ...probe, circuit: false }, false)),
     memory: () => createMemoryStore({ ...probe } satisfies MemoryStoreOptions),
   };
   const made = new Map<StoreKind, Store>();
@@ -176,9 +180,9 @@ async function main(): Promise<void> {
     if (store.admit && store.settle) {
       const { admit, settle } = { admit: store.admit.bind(store), settle: store.settle.bind(store) };
       Object.assign(overrides, {
-        admit: async (key: string) => {
+        admit: async (key: string, ask?: Parameters<typeof admit>[1]) => {
           const began = hostNow();
-          const admission = await admit(key);
+          const admission = await admit(key, ask);
           if (admission.kind === 'call') noted(key).misses.push(began);
           return admission;
         },
@@ -247,10 +251,10 @@ async function main(): Promise<void> {
     const ended = hostNow();
     if (result.ok) {
       await result.response.arrayBuffer().catch(() => undefined);
-      return { started, ended, ok: true, status: result.response.status, code: null, remembered: false, calls: [...calls] };
+      return { started, ended, ok: true, status: result.response.status, code: null, remembered: false, calls: [...calls], throttled: null };
     }
     await result.response?.arrayBuffer().catch(() => undefined);
-    return { started, ended, ok: false, status: result.response?.status ?? null, code: result.error.code, remembered: result.remembered ?? false, calls: [...calls] };
+    return { started, ended, ok: false, status: result.response?.status ?? null, code: result.error.code, remembered: result.remembered ?? false, calls: [...calls], throttled: result.throttled?.by ?? null };
   }
 
   const loops = new Map<string, { controller: AbortController; done: Promise<LoopReport> }>();
@@ -312,7 +316,7 @@ async function main(): Promise<void> {
         return (await hammering) ?? [];
       case 'client': {
         const result = await quickClient(command.store).fetch(command.url);
-        return result.ok ? { ok: true, status: result.response.status } : { ok: false, code: result.error.code, retry_after: result.error.retry_after, remembered: result.remembered ?? false };
+        return result.ok ? { ok: true, status: result.response.status } : { ok: false, code: result.error.code, retry_after: result.error.retry_after, remembered: result.remembered ?? false, learnt: result.learnt ?? null };
       }
       case 'fetch': {
         const { headers: _headers, ...rest } = { headers: undefined, ...(await fetchPage(command.url, { store: storeOf(command.store), maxWaitSeconds: 0 })) };
