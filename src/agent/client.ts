@@ -19,7 +19,7 @@ export interface AgentFailure {
   readonly error: EnvelopeError;
   /** The catalog's advice for the code. */
   readonly advice: string;
-  /** True when the answer came from the store, without calling the site. */
+  /** True when this answer came from the store: the call it would have made was not made (a request that called the site earlier and whose retry was held back says so too). */
   readonly remembered?: boolean;
   /** For a wait remembered, where and when it was learnt: the URL whose answer asked for it, and the time (ISO 8601). */
   readonly learnt?: { readonly url: string; readonly at: string };
@@ -181,7 +181,7 @@ export const failure = ({ error, response, remembered, learnt, throttled, thrown
   return {
     ok: false,
     error: error!,
-    advice: adviceFor(error!) + (learnt ? ` (Remembered: ${learnt.url} asked for this wait at ${at}.)` : '') + (throttled ? ` (${throttledWhy(throttled)})` : ''),
+    advice: adviceFor(error!) + (learnt ? ` (Remembered: ${learnt.url} asked for this wait at ${at}.)` : '') + (throttled ? ` (${throttledWhy(throttled, !remembered)})` : ''),
     ...(response ? { response } : {}),
     ...(remembered ? { remembered } : {}),
     ...(learnt ? { learnt: { url: learnt.url, at: at! } } : {}),
@@ -190,9 +190,9 @@ export const failure = ({ error, response, remembered, learnt, throttled, thrown
   };
 };
 
-/** What held a request back, in words. */
-function throttledWhy(t: Throttled): string {
-  if (t.by === 'circuit' && 'failures' in t.counts) return `Not called: most recent calls to ${t.scope} failed (${t.counts.failures} of ${t.counts.calls}), so the agent calls it only to probe until one succeeds.`;
+/** What held a request back, in words: its retry, when it `called` the site, else its call. */
+function throttledWhy(t: Throttled, called: boolean): string {
+  if (t.by === 'circuit' && 'failures' in t.counts) return `${called ? 'Not retried' : 'Not called'}: most recent calls to ${t.scope} failed (${t.counts.failures} of ${t.counts.calls}), so the agent calls it only to probe until one succeeds.`;
   const c = t.counts as { retries: number; requests: number };
   return `Not retried: the retry budget of ${t.scope} is spent (${c.retries} retries for ${c.requests} requests lately), so a failure is handed back rather than repeated.`;
 }

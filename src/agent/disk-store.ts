@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { EnvelopeError } from '../../generated/types.js';
 import { checkRules, isCount, quote, type Checks } from '../core/refuse.js';
-import { copySize, NOW_CHECK, type Backoff, type CachedCopy, type KeptAnswer, type Store } from './store.js';
+import { copySize, NOW_CHECK, pathKey, type Backoff, type CachedCopy, type KeptAnswer, type Learnt, type Store } from './store.js';
 
 /** Options of createDiskStore. */
 export interface DiskStoreOptions {
@@ -80,13 +80,16 @@ export async function createDiskStore(file: string, options: DiskStoreOptions = 
     getBackoff(key) {
       const row = q.getBackoff.get(key, now());
       if (!row) return undefined;
-      // The error alone, or the error and the site's answer kept with it.
-      const kept = JSON.parse(row.error) as EnvelopeError | { error: EnvelopeError; answer: KeptAnswer };
-      return ('answer' in kept ? { until: row.until, ...kept } : { until: row.until, error: kept }) as Backoff;
+      // The error alone, or the error with the site's answer and where it was learnt.
+      const kept = JSON.parse(row.error) as EnvelopeError | { error: EnvelopeError; answer?: KeptAnswer; learnt?: Learnt };
+      return ('error' in kept && typeof kept.error === 'object' ? { until: row.until, ...kept } : { until: row.until, error: kept }) as Backoff;
     },
     setBackoff(key, backoff) {
       q.dropBackoffs.run(now());
-      q.setBackoff.run(key, backoff.until, JSON.stringify(backoff.answer ? { error: backoff.error, answer: backoff.answer } : backoff.error));
+      // A wait learnt on one path only is kept under that path's key (pathKey), as the memory store keeps it.
+      const k = backoff.path === undefined ? key : pathKey(key, backoff.path);
+      const { answer, learnt } = backoff;
+      q.setBackoff.run(k, backoff.until, JSON.stringify(answer || learnt ? { error: backoff.error, ...(answer ? { answer } : {}), ...(learnt ? { learnt } : {}) } : backoff.error));
     },
     getCopy(key) {
       const row = q.getCopy.get(key, now() - maxAgeMs);

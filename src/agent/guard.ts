@@ -103,8 +103,8 @@ export function roll(c: Counts, t: number, bucketMs: number): Counts {
 /** Count `i` over both buckets. */
 export const total = (c: Counts, i: 0 | 1): number => c.current[i] + c.previous[i];
 
-/** Whether one more retry fits the budget: retries stay below the floor plus `ratio` of the requests. `c` counts [requests, retries]. */
-export const retryFits = (budget: Budget, requests: number, retries: number): boolean => retries < budget.floor + budget.ratio * requests;
+/** Whether one more retry fits the budget: with it, retries are at most the floor plus `ratio` of the requests. */
+export const retryFits = (budget: Budget, requests: number, retries: number): boolean => retries + 1 <= budget.floor + budget.ratio * requests;
 
 /** Whether the circuit opens on these counts: at least minFailures failed, and at least failureRatio of the calls. */
 export const opens = (rule: CircuitRule, calls: number, failures: number): boolean => failures >= rule.minFailures && failures >= rule.failureRatio * calls;

@@ -8,7 +8,7 @@ import { isErrorText } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
 import { checkRules, isCount, isFunction, refuse, type Check, type Checks } from '../core/refuse.js';
-import { defaultStore, STORE_CHECK, type Admission, type AdmitAsk, type Backoff, type KeptAnswer, type Learnt, type Spent, type Store } from './store.js';
+import { defaultStore, pathKey, STORE_CHECK, type Admission, type AdmitAsk, type Backoff, type KeptAnswer, type Learnt, type Spent, type Store, type Tripped } from './store.js';
 
 /** Options of createAgentClient and agentFetch. */
 export interface AgentClientOptions {
@@ -339,13 +339,14 @@ export function nextWait(error: EnvelopeError, attempts: Attempts, allowed: Allo
 
 /**
  * Before a retry nextWait gave: when it is one the package makes on its own, draws it from the
- * scope's retry budget (Store.drawRetry). What refused it, or undefined to retry; a told wait, and a
- * store without a budget, always retry.
+ * scope's retry budget (Store.drawRetry), unless the scope's circuit is open. What refused it, or
+ * undefined to retry; a told wait, and a store without drawRetry, always retry.
  */
 export function drawRetry(store: Store, key: string, attempts: Attempts): Promise<Throttled | undefined> | Throttled | undefined {
   if (!attempts.selfRetry || !store.drawRetry) return undefined;
   const spent = fromStore(() => store.drawRetry!(key), undefined);
-  const throttled = (s: Spent | undefined): Throttled | undefined => s && { by: 'retry_budget', scope: key, counts: { retries: s.retries, requests: s.requests } };
+  const throttled = (s: Spent | Tripped | undefined): Throttled | undefined =>
+    s && (s.kind === 'open' ? { by: 'circuit', scope: key, counts: { failures: s.failures, calls: s.calls } } : { by: 'retry_budget', scope: key, counts: { retries: s.retries, requests: s.requests } });
   return spent instanceof Promise ? spent.then(throttled) : throttled(spent);
 }
 
@@ -439,12 +440,17 @@ export type Pass = Extract<Admission, { kind: 'call' }>;
 
 const CALL: Pass = { kind: 'call' };
 
-/** A store without admit, asked as before: a running wait, or a call. */
+/** A store without admit, asked as before: a running wait of the scope or of the request's path (pathKey), or a call. */
 function admission(store: Store, key: string, ask: AdmitAsk): Promise<Admission> | Admission {
   if (store.admit) return store.admit(key, ask);
-  const backoff = store.getBackoff(key);
-  const answer = (b: Backoff | undefined): Admission => (b ? { kind: 'wait', until: b.until, error: b.error } : CALL);
-  return backoff instanceof Promise ? backoff.then(answer) : answer(backoff);
+  const answer = (b: Backoff | undefined): Admission => (b ? { kind: 'wait', until: b.until, error: b.error, ...(b.answer ? { answer: b.answer } : {}), ...(b.learnt ? { learnt: b.learnt } : {}) } : CALL);
+  const wide = store.getBackoff(key);
+  const narrow = (b: Backoff | undefined): Promise<Admission> | Admission => {
+    if (b || ask.path === undefined) return answer(b);
+    const n = store.getBackoff(pathKey(key, ask.path));
+    return n instanceof Promise ? n.then(answer) : answer(n);
+  };
+  return wide instanceof Promise ? wide.then(narrow) : narrow(wide);
 }
 
 /**
@@ -484,7 +490,8 @@ export function admit(gate: Gate): Promise<Admitted> | Admitted {
 export type Admitted = { pass: Pass } | { error: EnvelopeError; answer?: KeptAnswer | undefined; learnt?: Learnt | undefined; throttled?: Throttled | undefined };
 
 async function admitSlowly(first: Promise<Admission> | Admission, { store, key, url, attempts, allowed, now, sleep, signal }: Gate): Promise<Admitted> {
-  const ask: AdmitAsk = { path: url.pathname, retry: true };
+  // A request is counted once, when its first call is let through.
+  const ask: AdmitAsk = { path: url.pathname, retry: attempts.calls > 0 };
   for (let next = first; ; next = fromStore(() => admission(store, key, ask), CALL)) {
     const a = await next;
     if (a.kind === 'call') return { pass: a };

@@ -79,6 +79,8 @@ export interface RedisStoreOptions extends PacingOptions {
 export interface RedisStore extends Store {
   /** True from a Redis failure until Redis answers again. */
   readonly degraded: boolean;
+  /** True while the store hears the fleet's messages, so calls to a quiet scope ask Redis nothing (the `mirror` option). */
+  readonly mirroring: boolean;
   /** Removes the listeners the store put on the client (the client stays open) and closes the connection it subscribed on. */
   detach(): void;
 }
@@ -251,7 +253,7 @@ if s then keep(s) if #reply == 0 then reply = {'quota'} end end return reply`);
 const DRAW = script(`${CLOCK}${COUNTS}local bucket = math.floor(now / ${BUDGET_BUCKET_MS}) local cur, prev = roll(BUDGET, bucket)
 cur[1] = cur[1] + tonumber(ARGV[1])
 local requests, retries = cur[1] + prev[1], cur[2] + prev[2]
-local ok = retries < tonumber(ARGV[3]) + tonumber(ARGV[2]) * requests
+local ok = retries + 1 <= tonumber(ARGV[3]) + tonumber(ARGV[2]) * requests
 if ok then cur[2] = cur[2] + 1 end put(BUDGET, bucket, cur, prev)
 if ok then return {1} end return {0, retries, requests}`);
 
@@ -465,6 +467,7 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       }
       case 'clear':
         s.checked = -Infinity;
+        s.probeUntil = 0;
         return;
       case 'open':
         s.open = { until: t + n(2), failures: n(3), calls: n(4) };
@@ -504,9 +507,10 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       }
       forget();
       listening = true;
-    } catch (error) {
+    } catch {
+      // No subscription (a client without duplicate or subscribe, a Redis that refuses SUBSCRIBE):
+      // every call asks Redis, as without a mirror; `mirroring` says so.
       listening = false;
-      notify(() => onFallback(new Error(`cannot subscribe to ${channel}, so every call asks Redis: ${messageOf(error)}`)));
     }
   }
   void listen();
@@ -612,14 +616,17 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     const reply = (await run(ADMIT, site(key, path), [token, String(leaseMs), pace ? '1' : '0']))?.reply;
     const [kind, a, b, c] = Array.isArray(reply) ? (reply as unknown[]) : [];
     const s = seenOf(key);
-    const until = typeof a === 'number' ? t + a : NaN;
+    // What Redis has left of a wait, a hold or a window counts from its answer, not from the question.
+    const until = typeof a === 'number' ? now() + a : NaN;
     if (kind === 'call') {
       s.checked = t;
       s.quota = typeof b === 'number' && b >= 0;
       s.counting = typeof c === 'number' && c > 0 ? t + c : 0;
       if (!ask?.retry) request(s, t);
       const probe = typeof a === 'number' ? a : 0;
-      s.probeUntil = probe === 1 || probe === 2 ? t + PROBE_GRACE_MS : 0;
+      // After a wait, calls ask Redis until its probe is heard to have succeeded ('clear') or the
+      // grace runs out: a wait the probe's answer shares must stop the others' next calls.
+      if (probe === 1 || probe === 2) s.probeUntil = t + PROBE_GRACE_MS;
       if (probe === 3) s.open = { until: t + leaseMs, failures: s.open?.failures ?? 0, calls: s.open?.calls ?? 0 };
       const admission: Admission = { kind, ...(probe > 0 ? { probe: token } : {}), ...(probe === 3 ? { circuit: true as const } : {}), ...(typeof b === 'number' && b >= 0 ? { counted: b } : {}) };
       admittedAs.set(admission, { probe, path });
@@ -651,6 +658,9 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
   return {
     get degraded() {
       return degraded;
+    },
+    get mirroring() {
+      return listening;
     },
     async getBackoff(key) {
       const [local, shared] = await Promise.all([fallback.getBackoff(key), run(GET_BACKOFF, [redisKey(prefix, 'b', key)])]);
@@ -701,8 +711,9 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       })();
     },
     async drawRetry(key) {
-      if (!budget) return undefined;
       const s = seenOf(key);
+      if (s.open && now() < s.open.until) return { kind: 'open', ...s.open };
+      if (!budget) return undefined;
       const requests = total(roll(s.requests, now(), BUDGET_BUCKET_MS), 0);
       s.requests = freshCounts();
       const done = await run(DRAW, site(key), [String(requests), String(budget.ratio), String(budget.floor)]);

@@ -120,8 +120,8 @@ export interface Store {
   admit?(key: string, ask?: AdmitAsk): Promise<Admission> | Admission;
   /** Reports a call's answer: releases its probe lease, shares the wait it asked for, counts the quota it announced, counts it for the circuit. */
   settle?(key: string, settlement: Settlement): Promise<void> | void;
-  /** Draws one retry the package makes on its own from the scope's retry budget: undefined when drawn, or the counts that spent it. */
-  drawRetry?(key: string): Promise<Spent | undefined> | Spent | undefined;
+  /** Draws one retry the package makes on its own from the scope's retry budget: undefined when drawn; the counts that spent it; or the scope's circuit, when it is open. */
+  drawRetry?(key: string): Promise<Spent | Tripped | undefined> | Spent | Tripped | undefined;
 }
 
 /** Options of the stores that pace a fleet (the memory and Redis stores). */
@@ -274,9 +274,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
           probeKey ??= k;
         }
       }
-      if (budget && !ask?.retry) roll(g!.budget, t, BUDGET_BUCKET_MS).current[0] += 1;
       const q = pace ? paceOf(key, t) : undefined;
       if (q && q.left <= 0) return { kind: 'hold', until: q.reset, ...(q.limit === undefined ? {} : { limit: q.limit }) };
+      // A request is counted for the budget once, when its first call is let through.
+      if (budget && !ask?.retry) roll(g!.budget, t, BUDGET_BUCKET_MS).current[0] += 1;
       if (q) take(q);
       else if (pace) {
         const u = uncounted.get(key);
@@ -295,8 +296,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       return { kind: 'call', probe: probe.lease.token, ...counted };
     },
     drawRetry(key) {
+      const t = now();
+      const open = circuit ? guards.get(key)?.open : undefined;
+      if (open && (t < open.until || (open.lease?.until ?? 0) > t)) return tripped(Math.max(open.until, open.lease?.until ?? 0), open);
       if (!budget) return undefined;
-      const c = roll(guardOf(key).budget, now(), BUDGET_BUCKET_MS);
+      const c = roll(guardOf(key).budget, t, BUDGET_BUCKET_MS);
       if (!retryFits(budget, total(c, 0), total(c, 1))) return { kind: 'spent', retries: total(c, 1), requests: total(c, 0) };
       c.current[1] += 1;
       return undefined;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDiskStore } from '../../src/agent/disk-store.js';
 import { fetchPage } from '../../src/agent/fetcher.js';
-import { copySize, createMemoryStore, type CachedCopy, type Store } from '../../src/agent/store.js';
+import { copySize, createMemoryStore, pathKey, type CachedCopy, type Store } from '../../src/agent/store.js';
 import { serve, virtualClock } from '../helpers/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agent-errors-store-'));
@@ -80,7 +80,10 @@ describe('the disk store', () => {
     expect(page).toMatchObject({ ok: true, stale: true, body: 'v1', stale_because: { code: 'temporarily_unavailable', retry_after: 120 } });
     second.close();
     const third = await createDiskStore(file, { now: clock.now });
-    expect((await third.getBackoff(new URL(server.url).origin))?.error.code).toBe('temporarily_unavailable');
+    // One path's 503 is kept for that path, with where it was learnt; the origin has no wait.
+    const origin = new URL(server.url).origin;
+    expect(await third.getBackoff(pathKey(origin, '/'))).toMatchObject({ error: { code: 'temporarily_unavailable' }, learnt: { url: `${origin}/` } });
+    expect(await third.getBackoff(origin)).toBeUndefined();
     third.close();
     await server.close();
   });
