@@ -51,7 +51,11 @@
 // MCP SDKs' validation text, v1's and v2's, read as fields, input_required results, v2's errors),
 // about 1 KB. So /agent is 31 KB, /site 31 and each adapter 29. The catalog's vendor tables are now
 // about 4 KB of every entry's gzip: the next vendor belongs in a module loaded on demand, as said
-// above; and MCP, which an agent calling HTTP APIs never runs, belongs in a subpath of its own.) The budget counts
+// above; and MCP, which an agent calling HTTP APIs never runs, belongs in a subpath of its own.
+// /agent was 31 KB until a fleet stopped making an outage worse (issue 38): the retry budget and
+// the circuit the memory store keeps per scope on every call, their options and the checks of
+// their members, the waits that cover one path and say where they were learnt, and the advice of
+// a failure a guard held back, about 1.8 KB that every agent runs, so it is 33 KB.) The budget counts
 // only this package's own code: node: builtins, its runtime dependencies, its optional peers and the
 // generated standalone validators (one large module shared by every entry) are left external.
 //
@@ -63,8 +67,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build, type Plugin } from 'esbuild';
 
-/** What an agent's hot path may weigh: 31 KB, minified and gzipped. */
-export const AGENT_BUDGET_BYTES = 31 * 1024;
+/** What an agent's hot path may weigh: 33 KB, minified and gzipped. */
+export const AGENT_BUDGET_BYTES = 33 * 1024;
 /** What a site's entry may weigh, the core or one framework's adapter: 29 KB, minified and gzipped. */
 export const SITE_BUDGET_BYTES = 29 * 1024;
 

@@ -221,7 +221,7 @@ describe('the packed package, installed from its tarball', () => {
     });
   });
 
-  it('weighs /agent at most 31 KB, /site at most 31 KB and each adapter\'s subpath at most 29 KB, minified and gzipped, without the generated validators', async () => {
+  it('weighs /agent at most 33 KB, /site at most 31 KB and each adapter\'s subpath at most 29 KB, minified and gzipped, without the generated validators', async () => {
     const sizes = await measure(installed, 3);
     // Each entry with its largest modules, and what each of the three largest costs of the gzip.
     console.log(formatSizes(sizes, 8));
