@@ -62,12 +62,14 @@ describe('the fleet guards a site that fails', () => {
     // Requests while down: most answered without a call, by the open circuit, from memory.
     const during = all.filter((r) => r.started >= down && r.started < up);
     const held = during.filter((r) => r.throttled === 'circuit');
-    expect(held.every((r) => r.remembered && r.code === READERS.signals.circuit_open)).toBe(true);
-    // Held without a call at all; the rest had their retry held back.
-    expect(held.filter((r) => r.calls.length === 0).length).toBeGreaterThan(during.length / 2);
+    // Most held without a call at all, answered from memory; the rest called once, and their retry was held back.
+    const uncalled = held.filter((r) => r.calls.length === 0);
+    expect(uncalled.every((r) => r.remembered && r.code === READERS.signals.circuit_open)).toBe(true);
+    expect(uncalled.length).toBeGreaterThan(during.length / 2);
+    expect(held.every((r) => r.calls.length <= 1)).toBe(true);
     // Open (within the circuit's window of 1 to 2 s of calls, a little more for the calls then on
     // their way), the site sees one probe per window: no two calls closer than the shortest window.
-    const opened = Math.min(...held.filter((r) => r.calls.length === 0).map((r) => r.started));
+    const opened = Math.min(...uncalled.map((r) => r.started));
     expect(opened - down).toBeLessThan(2500);
     const late = site.arrivals.map((a) => a.at).filter((t) => t >= opened + 100 && t < up);
     expect(late.length).toBeGreaterThan(0);
