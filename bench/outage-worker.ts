@@ -29,7 +29,6 @@
 // 'start' (the loops on a url), 'stop' (ends them, aborting the request in flight, and answers an
 // OutageLoopReport), 'status'. Env: REDIS_URL, KEY_PREFIX.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_MAX_ATTEMPTS, StandardRetryStrategy } from '@smithy/util-retry';
 import { circuitBreaker, ConsecutiveBreaker, ExponentialBackoff, handleWhen, retry, wrap } from 'cockatiel';
@@ -37,6 +36,8 @@ import CircuitBreaker from 'opossum';
 import { createClient } from 'redis';
 import { createAgentClient, type AgentClient } from '../src/agent/client.js';
 import { createRedisStore, type RedisStoreOptions } from '../src/agent/redis-store.js';
+import { abortableSleep } from '../src/agent/policy.js';
+import { forkWorker, type Worker } from '../test/helpers/fleet.js';
 
 export type ClientKind = 'ours' | 'ours-off' | 'cockatiel' | 'opossum' | 'smithy';
 export const CLIENT_KINDS: readonly ClientKind[] = ['ours', 'ours-off', 'cockatiel', 'opossum', 'smithy'];
@@ -86,54 +87,14 @@ const hostNow = (): number => performance.timeOrigin + performance.now();
 // ---------------------------------------------------------------------------------------------
 // The parent's side: forking workers
 
-export interface OutageWorker {
-  readonly pid: number;
-  /** Sends one command and resolves with the worker's answer. */
-  readonly send: (command: OutageCommand) => Promise<any>;
-  /** Disconnects; the worker exits by itself. Resolves once it has. */
-  readonly close: () => Promise<void>;
-}
+/** A worker of the outage part: a fleet worker (test/helpers/fleet.ts's forkWorker) taking OutageCommands. */
+export type OutageWorker = Worker<OutageCommand>;
 
 const WORKER = fileURLToPath(import.meta.url);
 
 /** Forks one worker on the Redis at `redisUrl`, its stores under `prefix`; resolves once it is connected and ready. */
-export async function startOutageWorker(redisUrl: string, prefix: string): Promise<OutageWorker> {
-  const child: ChildProcess = fork(WORKER, [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, REDIS_URL: redisUrl, KEY_PREFIX: prefix },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  let next = 0;
-  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`outage worker exited with ${code} before it was ready`)));
-    child.on('message', (message: { ready?: true; id?: number; result?: unknown; error?: string }) => {
-      if (message.ready) return resolve();
-      const pending = waiting.get(message.id!);
-      waiting.delete(message.id!);
-      if (message.error !== undefined) pending?.reject(new Error(message.error));
-      else pending?.resolve(message.result);
-    });
-  });
-  child.once('exit', (code, signal) => {
-    for (const { reject } of waiting.values()) reject(new Error(`outage worker exited with ${signal ?? code}`));
-    waiting.clear();
-  });
-  return {
-    pid: child.pid!,
-    send: (command) =>
-      new Promise((resolve, reject) => {
-        if (!child.connected) return reject(new Error('outage worker is gone'));
-        const id = next++;
-        waiting.set(id, { resolve, reject });
-        child.send({ id, ...command });
-      }),
-    close: async () => {
-      if (child.connected) child.disconnect();
-      await exited;
-    },
-  };
+export function startOutageWorker(redisUrl: string, prefix: string): Promise<OutageWorker> {
+  return forkWorker<OutageCommand>(WORKER, { REDIS_URL: redisUrl, KEY_PREFIX: prefix }, 'outage worker');
 }
 
 /** `count` workers on one Redis and prefix, started together. */
@@ -167,21 +128,6 @@ class StatusError extends Error {
 /** What undici's fetch throws when no answer came (a refused connection, a reset): a TypeError, not an abort. */
 const isNetworkError = (error: unknown): boolean => error instanceof TypeError;
 
-/** Waits `ms`, or rejects as soon as `signal` aborts. */
-function pauseOrAbort(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** `promise`, or a rejection as soon as `signal` aborts (as the SDK's retry middleware races its token calls). */
 function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -321,7 +267,7 @@ async function main(): Promise<void> {
           return { ok: false, status };
         }
         const delay = token.getRetryDelay();
-        if (delay > 0) await pauseOrAbort(delay, signal);
+        if (delay > 0) await abortableSleep(delay, signal);
       }
     };
   }
@@ -384,7 +330,7 @@ async function main(): Promise<void> {
           requests.push({ started, ended: hostNow(), ok: false, status: null, calls: counter.calls, remembered: false, throttled: null });
         }
         try {
-          await pauseOrAbort(min + Math.random() * (max - min), signal);
+          await abortableSleep(min + Math.random() * (max - min), signal);
         } catch {
           break;
         }

@@ -20,6 +20,7 @@
 import { fileURLToPath } from 'node:url';
 import { createClient, createCluster } from 'redis';
 import { createAgentClient, type AgentClient } from '../../src/agent/client.js';
+import { abortableSleep } from '../../src/agent/policy.js';
 import { fetchPage } from '../../src/agent/fetcher.js';
 import { createRedisStore, type RedisStore, type RedisStoreOptions } from '../../src/agent/redis-store.js';
 import { createMemoryStore, type MemoryStoreOptions, type PacingOptions, type Store } from '../../src/agent/store.js';
@@ -276,7 +277,7 @@ async function main(): Promise<void> {
           throw error;
         }
         try {
-          await pauseOrAbort(min + Math.random() * (max - min), controller.signal);
+          await abortableSleep(min + Math.random() * (max - min), controller.signal);
         } catch {
           break;
         }
@@ -347,20 +348,4 @@ async function main(): Promise<void> {
   });
   process.on('disconnect', () => process.exit(0));
   process.send!({ ready: true });
-}
-
-/** Waits `ms`, or rejects as soon as `signal` aborts. */
-function pauseOrAbort(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

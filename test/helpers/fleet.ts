@@ -42,11 +42,11 @@ export function perWindow(arrivals: readonly number[], windowMs: number): { open
 // ---------------------------------------------------------------------------------------------
 // Worker processes
 
-export interface Worker {
+export interface Worker<C extends object = Command> {
   /** The worker's process id. */
   readonly pid: number;
   /** Sends one command and resolves with the worker's answer (see Command in fleet-worker.ts). */
-  readonly send: (command: Command) => Promise<any>;
+  readonly send: (command: C) => Promise<any>;
   /** Disconnects; the worker exits by itself. Resolves once it has. */
   readonly close: () => Promise<void>;
   /** Kills the worker at once (SIGKILL), as a crash would, mid-call or not; resolves once it is gone. Commands in flight reject. */
@@ -61,23 +61,31 @@ export interface WorkerOptions {
 }
 
 /** Forks one worker on the Redis at `redisUrl`, its Redis stores under `prefix`; resolves once it is connected and ready. */
-export async function startWorker(redisUrl: string, prefix: string, options: WorkerOptions = {}): Promise<Worker> {
-  const child: ChildProcess = fork(WORKER, [], {
+export function startWorker(redisUrl: string, prefix: string, options: WorkerOptions = {}): Promise<Worker> {
+  return forkWorker<Command>(WORKER, {
+    REDIS_URL: redisUrl,
+    KEY_PREFIX: prefix,
+    ...(options.probeLeaseMs === undefined ? {} : { PROBE_LEASE_MS: String(options.probeLeaseMs) }),
+    ...options.env,
+  });
+}
+
+/**
+ * Forks `file` with tsx (`node --import tsx`) and `env` on top of this process's, driven over IPC:
+ * it says { ready: true } once ready, and answers each message { id, ...command } with { id,
+ * result } or { id, error }. `name` names it in errors. Resolves once it is ready.
+ */
+export async function forkWorker<C extends object>(file: string, env: Readonly<Record<string, string>>, name = 'worker'): Promise<Worker<C>> {
+  const child: ChildProcess = fork(file, [], {
     execArgv: ['--import', 'tsx'],
-    env: {
-      ...process.env,
-      REDIS_URL: redisUrl,
-      KEY_PREFIX: prefix,
-      ...(options.probeLeaseMs === undefined ? {} : { PROBE_LEASE_MS: String(options.probeLeaseMs) }),
-      ...options.env,
-    },
+    env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let next = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code} before it was ready`)));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
     child.on('message', (message: { ready?: true; id?: number; result?: unknown; error?: string }) => {
       if (message.ready) return resolve();
       const pending = waiting.get(message.id!);
@@ -87,14 +95,14 @@ export async function startWorker(redisUrl: string, prefix: string, options: Wor
     });
   });
   child.once('exit', (code, signal) => {
-    for (const { reject } of waiting.values()) reject(new Error(`worker exited with ${signal ?? code}`));
+    for (const { reject } of waiting.values()) reject(new Error(`${name} exited with ${signal ?? code}`));
     waiting.clear();
   });
   return {
     pid: child.pid!,
     send: (command) =>
       new Promise((resolve, reject) => {
-        if (!child.connected) return reject(new Error('worker is gone'));
+        if (!child.connected) return reject(new Error(`${name} is gone`));
         const id = next++;
         waiting.set(id, { resolve, reject });
         child.send({ id, ...command });
