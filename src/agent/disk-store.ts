@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { EnvelopeError } from '../../generated/types.js';
 import { checkRules, isCount, quote, type Checks } from '../core/refuse.js';
-import { copySize, NOW_CHECK, pathKey, type Backoff, type CachedCopy, type KeptAnswer, type Learnt, type Store } from './store.js';
+import { copySize, NOW_CHECK, waitKey, type Backoff, type CachedCopy, type KeptAnswer, type Learnt, type Store } from './store.js';
 
 /** Options of createDiskStore. */
 export interface DiskStoreOptions {
@@ -87,7 +87,7 @@ export async function createDiskStore(file: string, options: DiskStoreOptions = 
     setBackoff(key, backoff) {
       q.dropBackoffs.run(now());
       // A wait learnt on one path only is kept under that path's key (pathKey), as the memory store keeps it.
-      const k = backoff.path === undefined ? key : pathKey(key, backoff.path);
+      const k = waitKey(key, backoff);
       const { answer, learnt } = backoff;
       q.setBackoff.run(k, backoff.until, JSON.stringify(answer || learnt ? { error: backoff.error, ...(answer ? { answer } : {}), ...(learnt ? { learnt } : {}) } : backoff.error));
     },

@@ -350,6 +350,13 @@ export function drawRetry(store: Store, key: string, attempts: Attempts): Promis
   return spent instanceof Promise ? spent.then(throttled) : throttled(spent);
 }
 
+/** A partition's wait as a store that keeps no partitions (one without settle) keeps it: for the path it was learnt on. */
+function pathOnly(wait: Backoff, url: URL | undefined): Backoff {
+  if (wait.partition === undefined || url === undefined) return wait;
+  const { partition: _partition, ...rest } = wait;
+  return { ...rest, path: url.pathname };
+}
+
 /** Whether an error is a wait the site asked for, saying how long. */
 const isToldWait = (error: EnvelopeError): boolean => error.retry_after !== null && (RETRY_WORDS[error.retry] as RetryWordEntry).requires.includes('retry_after');
 
@@ -358,17 +365,20 @@ const isToldWait = (error: EnvelopeError): boolean => error.retry_after !== null
  * how long: learnt from `url` now, and covering the whole scope only when the site's signal is for
  * it (coversScope), else the URL's path alone.
  */
-function toldWait(error: EnvelopeError | undefined, now: number, answer?: KeptAnswer, url?: URL, status?: number): Backoff | undefined {
+function toldWait(error: EnvelopeError | undefined, now: number, answer?: KeptAnswer, url?: URL, status?: number, partition?: string): Backoff | undefined {
   if (!error || !isToldWait(error)) return undefined;
-  const path = url && !coversScope(error, status) ? { path: url.pathname } : {};
-  return { until: now + error.retry_after! * 1000, error, ...(answer ? { answer } : {}), ...(url ? { learnt: { url: url.href, at: now } } : {}), ...path };
+  // A rate limit of one partition (RateLimit's pk) covers the paths that count in that partition
+  // (a store that keeps no partitions: this path); any other, the scope or the path, as coversScope says.
+  const covers = partition !== undefined ? { partition } : url && !coversScope(error, status) ? { path: url.pathname } : {};
+  return { until: now + error.retry_after! * 1000, error, ...(answer ? { answer } : {}), ...(url ? { learnt: { url: url.href, at: now } } : {}), ...covers };
 }
 
 /**
  * Whether a wait a site asked for covers every request of its scope, not the path it came from
  * alone: a rate limit (the rate-limit code, a 429), which limits the caller rather than a
- * resource; or a 503 that says the site is down for maintenance. Any other wait (a 503 of one
- * endpoint, a 423, a delay a 5xx body asked for) covers the path it was learnt on.
+ * resource, unless its RateLimit names a partition (`pk`, settle's concern); or a 503 that says
+ * the site is down for maintenance. Any other wait (a 503 of one endpoint, a 423, a delay a 5xx
+ * body asked for) covers the path it was learnt on.
  */
 export function coversScope(error: EnvelopeError, status?: number): boolean {
   if (status === 429 || error.code === READERS.signals.rate_limit_headers) return true;
@@ -534,10 +544,10 @@ function graced(ms: number, attempts: Attempts): number | null {
  * lease. A store without settle is told the wait alone.
  */
 export function settle(store: Store, key: string, pass: Pass, response: { readonly status?: number; readonly headers: HeadersInput } | undefined, error: EnvelopeError | undefined, now: number, answer?: KeptAnswer, url?: URL, aborted = false): Promise<void> | void {
-  const wait = toldWait(error, now, answer, url, response?.status);
-  if (!store.settle) return wait && fromStore(() => store.setBackoff(key, wait), undefined);
   const quota = response ? quotaFrom(response.headers, now) : null;
+  const wait = toldWait(error, now, answer, url, response?.status, quota?.partition);
+  if (!store.settle) return wait && fromStore(() => store.setBackoff(key, pathOnly(wait, url)), undefined);
   // A request its caller aborted says nothing of the site.
   const failed = !aborted && isSiteFailure(response ? (response.status ?? 500) : undefined, error);
-  return fromStore(() => store.settle!(key, { admitted: pass, answered: response !== undefined, ...(wait ? { wait } : {}), ...(quota ? { quota } : {}), ...(failed ? { failed } : {}) }), undefined);
+  return fromStore(() => store.settle!(key, { admitted: pass, answered: response !== undefined, ...(wait ? { wait } : {}), ...(quota ? { quota } : {}), ...(failed ? { failed } : {}), ...(url ? { path: url.pathname } : {}) }), undefined);
 }

@@ -5,7 +5,7 @@ import { validateEnvelope } from '../core/validate.js';
 import { checkRules, isCount, isFunction, isWhole, quote, type Checks } from '../core/refuse.js';
 import { LRUCache } from 'lru-cache';
 import { BUDGET_BUCKET_MS, CIRCUIT_BUCKET_MS, freshCounts, resolveGuards, roll, total, type Counts } from './guard.js';
-import { createMemoryStore, NOW_CHECK, pathKey, STORE_CHECK, PACING_CHECKS, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type AdmitAsk, type Backoff, type CachedCopy, type KeptAnswer, type Learnt, type PacingOptions, type Settlement, type Store } from './store.js';
+import { coveringKeys, createMemoryStore, notePartition, NOW_CHECK, STORE_CHECK, PACING_CHECKS, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type AdmitAsk, type Backoff, type CachedCopy, type KeptAnswer, type Learnt, type PacingOptions, type Settlement, type Store } from './store.js';
 
 /** What the store needs of a node-redis (v4, v5 or v6) client or cluster besides sendCommand. */
 interface Connection {
@@ -437,6 +437,8 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
 
   // The mirror: what this worker knows of each scope it calls, trusted only while it hears Redis's messages.
   const mirror = new LRUCache<string, Seen>({ max: MIRROR_SCOPES });
+  // The rate-limit partition each path last answered in, by pathKey (this worker's own answers).
+  const partitions = new LRUCache<string, string>({ max: MIRROR_SCOPES });
   const seenOf = (key: string): Seen => mirror.get(key) ?? (mirror.set(key, unseen()), mirror.get(key)!);
   let listening = false;
   let subscriber: ReturnType<NonNullable<Subscribing['duplicate']>> | undefined;
@@ -460,7 +462,10 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       case 'wait': {
         const wait = readWait(m[4]);
         if (!wait) return;
-        const backoff: Backoff = { until: t + n(3), ...wait, ...(typeof m[2] === 'string' && m[2] !== '' ? { path: m[2] } : {}) };
+        // A path of '#' and a partition key is the wait of that rate-limit partition.
+        const path = typeof m[2] === 'string' ? m[2] : '';
+        const covers = path.startsWith('#') ? { partition: path.slice(1) } : path !== '' ? { path } : {};
+        const backoff: Backoff = { until: t + n(3), ...wait, ...covers };
         s.probeUntil = Math.max(s.probeUntil, backoff.until + PROBE_GRACE_MS);
         quietly(() => fallback.setBackoff(m[1], backoff));
         return;
@@ -571,10 +576,11 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     const left = wait ? Math.ceil(wait.until - now()) : 0;
     const told = left > 0 ? [String(left), waitText(wait!)] : ['', ''];
     const announced = quota ? [String(quota.remaining), String(quota.resetMs), String(quota.limit ?? ''), String(quota.windowMs ?? '')] : ['', '', '', ''];
-    const path = wait?.path ?? parts.path;
+    const path = wait?.partition !== undefined ? `#${wait.partition}` : (wait?.path ?? parts.path);
+    const narrow = wait !== undefined && (wait.path !== undefined || wait.partition !== undefined);
     const args = [
       parts.token ?? '', String(parts.counted ?? ''), parts.answered ? '1' : '0', ...told, ...announced, pace ? '1' : '0',
-      String(parts.probe ?? 0), path ?? '', left > 0 && wait!.path !== undefined ? '1' : '0', parts.ok ? '1' : '0',
+      String(parts.probe ?? 0), path ?? '', left > 0 && narrow ? '1' : '0', parts.ok ? '1' : '0',
       ...rule, channel, key, budget ? '1' : '0',
     ];
     const [current, before] = unreported(s, now());
@@ -679,11 +685,10 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       if (backoff.until > now()) await report(key, seenOf(key), { wait: backoff });
     },
     admit(key, ask) {
-      const path = ask?.path;
-      const wide = fallback.getBackoff(key);
-      const narrow = path === undefined ? undefined : fallback.getBackoff(pathKey(key, path));
-      if (wide instanceof Promise || narrow instanceof Promise) return Promise.all([wide, narrow]).then(([w, n]) => decide(key, ask, w ?? n), () => decide(key, ask, undefined));
-      return decide(key, ask, wide ?? narrow);
+      // The waits this worker knows of that cover the request: the scope's, its path's, its partition's.
+      const known = coveringKeys(key, ask?.path, partitions).map((k) => fallback.getBackoff(k));
+      if (known.some((k) => k instanceof Promise)) return Promise.all(known).then((found) => decide(key, ask, found.find(Boolean)), () => decide(key, ask, undefined));
+      return decide(key, ask, (known as (Backoff | undefined)[]).find(Boolean));
     },
     settle(key, settlement) {
       const { admitted, wait, quota } = settlement;
@@ -691,6 +696,7 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
         if (wait) await fallback.setBackoff(key, wait);
         return fallback.settle!(key, settlement);
       })();
+      notePartition(partitions, key, settlement);
       const t = now();
       const s = seenOf(key);
       const as = admittedAs.get(admitted);

@@ -19,6 +19,11 @@ export interface Backoff {
    * the site's signal covers the whole scope (a rate limit, a maintenance page).
    */
   readonly path?: string;
+  /**
+   * The rate-limit partition the wait is for, when the site named one (RateLimit's `pk`): it
+   * covers the requests to the paths whose last answer named the same partition.
+   */
+  readonly partition?: string;
 }
 
 /** Where a wait was learnt: the URL whose answer asked for it, and when (ms since the epoch). */
@@ -100,11 +105,15 @@ export interface Settlement {
   readonly quota?: Quota;
   /** The call failed as a site that is down fails: a server failure (5xx, not a told wait) or no answer. Counted by the circuit. */
   readonly failed?: boolean;
+  /** The request's path: a quota that names its partition tells which partition the path counts in. */
+  readonly path?: string;
 }
 
 /**
  * Where clients and fetchers keep what they learnt. Every method may be synchronous or return a
- * promise. Implementations expire backoffs at `until` and bound what copies they keep.
+ * promise. Implementations expire backoffs at `until` and bound what copies they keep, and keep a
+ * backoff with a `path` or a `partition` under `waitKey(key, backoff)`, where getBackoff finds it
+ * for the requests it covers.
  *
  * `admit` and `settle` are optional: a store that has them lets one caller probe a site when a
  * shared wait ends while the others follow its answer, and paces callers to the quota sites
@@ -215,9 +224,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
   let tokens = 0;
   // Which wait each probe lease is for (its scope, or its scope and path).
   const leases = new LRUCache<string, string>({ max });
+  // The rate-limit partition each path last answered in, by pathKey.
+  const partitions = new LRUCache<string, string>({ max });
 
   function setBackoff(key: string, backoff: Backoff): void {
-    const k = backoff.path === undefined ? key : pathKey(key, backoff.path);
+    const k = waitKey(key, backoff);
     const current = backoffs.get(k);
     // A later deadline wins: two workers that learnt two delays both honour the longer.
     if (current && current.until >= backoff.until) return;
@@ -253,7 +264,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
     },
     admit(key, ask) {
       const t = now();
-      const keys = ask?.path === undefined ? [key] : [key, pathKey(key, ask.path)];
+      const keys = coveringKeys(key, ask?.path, partitions);
       for (const k of keys) {
         const backoff = backoffs.get(k);
         if (backoff && backoff.until > t) return waiting('wait', backoff.until, backoff);
@@ -316,6 +327,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
         // The probe's answer asked for no wait: the shared wait is over, and everyone may call.
         if (settlement.answered && !settlement.wait) probes.delete(k!);
       }
+      notePartition(partitions, key, settlement);
       if (settlement.wait) setBackoff(key, settlement.wait);
       if (circuit) count(guardOf(key), settlement, t);
       if (!pace) return;
@@ -357,9 +369,35 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
 /** The key of the waits learnt on one path of a scope. */
 export const pathKey = (key: string, path: string): string => `${key}\u0000${path}`;
 
+/** The key of the waits of one rate-limit partition of a scope (no path starts with #). */
+export const partitionKey = (key: string, partition: string): string => pathKey(key, `#${partition}`);
+
+/** The key a wait is kept under: its partition's, its path's, or its scope's. */
+export const waitKey = (key: string, b: Pick<Backoff, 'path' | 'partition'>): string =>
+  b.partition !== undefined ? partitionKey(key, b.partition) : b.path !== undefined ? pathKey(key, b.path) : key;
+
+/**
+ * The keys whose waits cover a request to `path` of scope `key`: the scope's, the path's, and the
+ * partition's the path last answered in (`partitions`, by pathKey).
+ */
+export function coveringKeys(key: string, path: string | undefined, partitions: { get(k: string): string | undefined }): string[] {
+  if (path === undefined) return [key];
+  const p = pathKey(key, path);
+  const partition = partitions.get(p);
+  return partition === undefined ? [key, p] : [key, p, partitionKey(key, partition)];
+}
+
 /** A running wait, or another caller's probe after one, as admit answers it. */
 function waiting(kind: 'wait' | 'follow', until: number, b: { error: EnvelopeError; answer?: KeptAnswer | undefined; learnt?: Learnt | undefined }): Admission {
   return { kind, until, error: b.error, ...(b.answer ? { answer: b.answer } : {}), ...(b.learnt ? { learnt: b.learnt } : {}) };
+}
+
+/** Notes the partition a settled call's quota named for its path (or that it named none). */
+export function notePartition(partitions: { set(k: string, v: string): unknown; delete(k: string): unknown }, key: string, settlement: Settlement): void {
+  if (!settlement.quota || settlement.path === undefined) return;
+  const p = pathKey(key, settlement.path);
+  if (settlement.quota.partition === undefined) partitions.delete(p);
+  else partitions.set(p, settlement.quota.partition);
 }
 
 const tripped = (until: number, open: { failures: number; calls: number }): Tripped => ({ kind: 'open', until, failures: open.failures, calls: open.calls });

@@ -28,6 +28,12 @@ export interface Quota {
   readonly limit?: number;
   /** The window's length in ms, when the response says (RateLimit-Policy `w`). */
   readonly windowMs?: number;
+  /**
+   * The partition the quota counts, when the response names one (draft-ietf-httpapi-ratelimit-headers-10
+   * `pk`, on the RateLimit item or its policy; a Byte Sequence, here in base64): the quota is one of
+   * several the site keeps, by a key of its own (a user, an API key, a resource).
+   */
+  readonly partition?: string;
 }
 
 /**
@@ -57,6 +63,12 @@ function quotaOf(remaining: number | null, resetSeconds: number | null, limit?: 
   if (limit) quota.limit = limit; // nonNegativeInteger and integerField cap at 2^31 - 1 already
   if (windowSeconds) quota.windowMs = windowSeconds * 1000;
   return quota;
+}
+
+/** A partition key as text: a Byte Sequence (draft-10's `pk`) in base64, or a String or Token as it is. */
+function partitionOf(value: unknown): string | null {
+  if (value instanceof ArrayBuffer) return btoa(String.fromCharCode(...new Uint8Array(value)));
+  return typeof value === 'string' ? value : value instanceof Token ? value.toString() : null;
 }
 
 /** The most restrictive of several quotas: the smallest remaining; of equal ones, the later reset. */
@@ -125,7 +137,8 @@ function rateLimitList(value: string, policyField: string | null): Quota | null 
       continue;
     }
     const quota = quotaOf(remaining, reset, nonNegativeInteger(policy?.get('q')), nonNegativeInteger(policy?.get('w')));
-    if (quota !== null) requests.push(quota);
+    const partition = partitionOf(params.get('pk') ?? policy?.get('pk'));
+    if (quota !== null) requests.push(partition === null ? quota : { ...quota, partition });
   }
   return withExhausted(mostRestrictive(requests), exhausted);
 }
