@@ -5,7 +5,7 @@ import { validateEnvelope } from '../core/validate.js';
 import { checkRules, isCount, isFunction, isWhole, quote, type Checks } from '../core/refuse.js';
 import { LRUCache } from 'lru-cache';
 import { BUDGET_BUCKET_MS, CIRCUIT_BUCKET_MS, freshCounts, resolveGuards, roll, total, type Counts } from './guard.js';
-import { coveringKeys, createMemoryStore, notePartition, NOW_CHECK, STORE_CHECK, PACING_CHECKS, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type AdmitAsk, type Backoff, type CachedCopy, type KeptAnswer, type Learnt, type PacingOptions, type Settlement, type Store } from './store.js';
+import { coveringKeys, createMemoryStore, notePartition, NOW_CHECK, STORE_CHECK, waitKey, PACING_CHECKS, PROBE_GRACE_MS, UNCOUNTED_MS, type Admission, type AdmitAsk, type Backoff, type CachedCopy, type KeptAnswer, type Learnt, type PacingOptions, type Settlement, type Store } from './store.js';
 
 /** What the store needs of a node-redis (v4, v5 or v6) client or cluster besides sendCommand. */
 interface Connection {
@@ -334,6 +334,8 @@ const quietly = (call: () => unknown): Promise<void> => Promise.resolve().then(c
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
+/** A wait heard at most this many ms later than one this worker knows is the same wait, heard back. */
+const HEARD_LATE_MS = 100;
 /** The most scopes a worker's mirror follows; the least recently used go first (and are read again when next called). */
 const MIRROR_SCOPES = 10_000;
 
@@ -467,7 +469,12 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
         const covers = path.startsWith('#') ? { partition: path.slice(1) } : path !== '' ? { path } : {};
         const backoff: Backoff = { until: t + n(3), ...wait, ...covers };
         s.probeUntil = Math.max(s.probeUntil, backoff.until + PROBE_GRACE_MS);
-        quietly(() => fallback.setBackoff(m[1], backoff));
+        // A wait this worker knows already (its own, heard back a moment later) keeps its deadline:
+        // the message's is later by the time it took to arrive.
+        quietly(async () => {
+          const known = await fallback.getBackoff(waitKey(m[1], backoff));
+          if (!known || known.until < backoff.until - HEARD_LATE_MS) await fallback.setBackoff(m[1], backoff);
+        });
         return;
       }
       case 'clear':
