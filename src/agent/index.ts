@@ -10,10 +10,11 @@ export type { HeadersInput } from '../core/headers.js';
 export { createAgentClient } from './client.js';
 export { AGENT_ACCEPT, DEFAULT_BACKOFF, SOURCE_HEADER } from './policy.js';
 export { agentFetch, failureOf } from './drop-in.js';
-export type { AgentClient, AgentFailure, AgentResult } from './client.js';
+export type { AgentClient, AgentFailure, AgentResult, Throttled } from './client.js';
 export type { AgentClientOptions, PaymentHeaders, PaymentHook, PaymentRequest } from './policy.js';
-export { createMemoryStore, defaultStore } from './store.js';
-export type { Backoff, CachedCopy, KeptAnswer, MemoryStoreOptions, Store } from './store.js';
+export { createMemoryStore, defaultStore, waitKey } from './store.js';
+export type { Admission, AdmitAsk, Backoff, CachedCopy, KeptAnswer, Learnt, MemoryStoreOptions, Settlement, Spent, Store, Tripped } from './store.js';
+export type { CircuitOptions, GuardOptions, RetryBudgetOptions } from './guard.js';
 // What an agent's hot path does not load has a subpath of its own: the page fetcher that keeps
 // copies (./agent/fetcher), the stores that need a server or a native module (./agent/redis,
 // ./agent/disk), the experiment npm start runs (./agent/loop), and the validators (the root).

@@ -373,7 +373,7 @@ export const pathKey = (key: string, path: string): string => `${key}\u0000${pat
 export const partitionKey = (key: string, partition: string): string => pathKey(key, `#${partition}`);
 
 /** The key a wait is kept under: its partition's, its path's, or its scope's. */
-export const waitKey = (key: string, b: Pick<Backoff, 'path' | 'partition'>): string =>
+export const waitKey = (key: string, b: Backoff): string =>
   b.partition !== undefined ? partitionKey(key, b.partition) : b.path !== undefined ? pathKey(key, b.path) : key;
 
 /**
