@@ -3,7 +3,7 @@
 import { LRUCache } from 'lru-cache';
 import type { EnvelopeError } from '../../generated/types.js';
 import type { Quota } from '../core/quota.js';
-import { checkRules, isCount, isFunction, isWhole, type Check, type Checks } from '../core/refuse.js';
+import { checkRules, isCount, isFunction, isWhole, refuse, type Check, type Checks } from '../core/refuse.js';
 import { BUDGET_BUCKET_MS, CIRCUIT_BUCKET_MS, freshCounts, GUARD_CHECKS, nextOpenMs, opens, resolveGuards, retryFits, roll, total, type Counts, type GuardOptions } from './guard.js';
 
 /** A site's request to wait: until when (ms since the epoch, on the clock of the client that learnt it) and the error that said so. */
@@ -373,8 +373,11 @@ export const pathKey = (key: string, path: string): string => `${key}\u0000${pat
 export const partitionKey = (key: string, partition: string): string => pathKey(key, `#${partition}`);
 
 /** The key a wait is kept under: its partition's, its path's, or its scope's. */
-export const waitKey = (key: string, b: Backoff): string =>
-  b.partition !== undefined ? partitionKey(key, b.partition) : b.path !== undefined ? pathKey(key, b.path) : key;
+export function waitKey(key: string, b: Backoff): string {
+  if (typeof key !== 'string') refuse('waitKey', 'key', 'a store key (a string)', key);
+  if (typeof b !== 'object' || b === null) refuse('waitKey', 'backoff', 'a Backoff ({ until, error, path?, partition? })', b);
+  return typeof b.partition === 'string' ? partitionKey(key, b.partition) : typeof b.path === 'string' ? pathKey(key, b.path) : key;
+}
 
 /**
  * The keys whose waits cover a request to `path` of scope `key`: the scope's, the path's, and the
