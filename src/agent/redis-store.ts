@@ -125,6 +125,12 @@ const SETTLE_COUNT_MS = 250;
 const FLUSH_MS = 200;
 /** What a worker knows of a scope is read from Redis again after this many ms, whatever the messages said. */
 const REFRESH_MS = 10_000;
+/** Calls a worker leases at once against an announced quota that has at least QUOTA_LEASE_LEFT times as many left. */
+const QUOTA_LEASE = 4;
+/** How many leases' worth must be left for a lease: a lease a worker leaves unspent is at most a tenth of what was left. */
+const QUOTA_LEASE_LEFT = 10;
+/** A lease of calls not made within this many ms is let go (it counts as calls on their way until the quota's window resets). */
+const QUOTA_LEASE_MS = 1000;
 // A site's keys, for every script of a site: 1 wait (b), 2 probe (p), 3 lease (l), 4 quota (q),
 // 5 calls let through uncounted (u), 6 circuit (o: r open until, m window ms, f failed and c calls
 // that opened it), 7 circuit probe lease (e), 8 counts (k: the budget's and the circuit's two
@@ -165,10 +171,14 @@ local function keep(s) for _, k in ipairs(F) do if s[k] then redis.call('HSET', 
 redis.call('PEXPIRE', KEYS[4], math.max(s.r - now, 0) + s.w + ${PROBE_GRACE_MS}) end
 `;
 
-// Before a call. ARGV = lease token, lease ms (0: no probe), pace quota (1 or 0). Replies
-// {'wait', ms, error, 1 when the path's}, {'follow', ms, error}, {'hold', ms, limit or -1},
-// {'open', ms, failed, calls} or {'call', probe (0 none, 1 the scope's wait, 2 the path's, 3 the
-// circuit's), the call's count or -1, ms the fleet still counts calls or -1}.
+// Before a call. ARGV = lease token, lease ms (0: no probe), pace quota (1 or 0), calls to lease
+// against a quota (0: none). Replies {'wait', ms, error, 1 when the path's}, {'follow', ms, error},
+// {'hold', ms, limit or -1}, {'open', ms, failed, calls} or {'call', probe (0 none, 1 the scope's
+// wait, 2 the path's, 3 the circuit's), the call's count or -1, ms the fleet still counts calls or
+// -1, calls leased}. A lease of calls is taken from a known quota (not while calls let through
+// before it was known are unanswered) only when at least QUOTA_LEASE_LEFT times as many are left:
+// the calls that follow the call's count are the worker's, counted as on their way until answered
+// (a lease a worker does not spend is lost to the window, so only a large quota is leased).
 const ADMIT = script(`${QUOTA}local function running(k) local v = redis.call('GET', k) if v then local ms = redis.call('PTTL', k) if ms > 0 then return v, ms end end return nil, 0 end
 local v, ms = running(KEYS[1]) if v then return {'wait', ms, v, 0} end
 v, ms = running(KEYS[10]) if v then return {'wait', ms, v, 1} end
@@ -180,13 +190,16 @@ if now < open then return {'open', open - now, tonumber(o[2]), tonumber(o[3])} e
 if lease > 0 then local held = redis.call('PTTL', KEYS[7]) if held > 0 then return {'open', held, tonumber(o[2]), tonumber(o[3])} end probing = 3 end end
 if probing == 0 and lease > 0 then for i, k in ipairs({{2, 3}, {11, 12}}) do local e = redis.call('GET', KEYS[k[1]])
 if e then local held = redis.call('PTTL', KEYS[k[2]]) if held > 0 then return {'follow', held, e} end if probing == 0 then probing = i end end end end
-local counted = -1
+local counted, extra = -1, 0
 if ARGV[3] == '1' then local s = quota() if s then
 if s.l <= 0 then keep(s) return {'hold', s.r - now, s.q or -1} end
-s.l = s.l - 1 s.f = s.f + 1 s.n = s.n + 1 keep(s) counted = s.n
+s.l = s.l - 1 s.f = s.f + 1 s.n = s.n + 1 counted = s.n
+local want = tonumber(ARGV[4] or '0')
+if want > 0 and s.y ~= 1 and s.l >= ${QUOTA_LEASE_LEFT} * want then extra = want s.l = s.l - extra s.f = s.f + extra s.n = s.n + extra end
+keep(s)
 elseif redis.call('INCR', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ${UNCOUNTED_MS}) end end
 if probing > 0 then redis.call('SET', KEYS[({3, 12, 7})[probing]], ARGV[1], 'PX', lease) end
-return {'call', probing, counted, redis.call('PTTL', KEYS[9])}`);
+return {'call', probing, counted, redis.call('PTTL', KEYS[9]), extra}`);
 
 // After a call, or to share a wait (setBackoff) or report counts. ARGV = 1 lease token or '',
 // 2 the call's count or '', 3 answered (1 or 0), 4 wait ms or '', 5 wait's error, 6 quota
@@ -354,13 +367,15 @@ interface Seen {
   /** When the circuit was last heard to close. */
   closed: number;
   counting: number;
+  /** Calls leased against the scope's announced quota: the next call's count, the last, and until when they may be made. */
+  lease: { next: number; last: number; until: number } | undefined;
   /** Calls and failures, requests, not yet reported, in the circuit's and the budget's buckets (older ones are forgotten). */
   calls: Counts;
   requests: Counts;
   flushed: number;
 }
 
-const unseen = (): Seen => ({ checked: -Infinity, answered: false, quota: false, probeUntil: 0, open: undefined, closed: -Infinity, counting: 0, calls: freshCounts(), requests: freshCounts(), flushed: -Infinity });
+const unseen = (): Seen => ({ checked: -Infinity, answered: false, quota: false, probeUntil: 0, open: undefined, closed: -Infinity, lease: undefined, counting: 0, calls: freshCounts(), requests: freshCounts(), flushed: -Infinity });
 
 /** What a node-redis client or cluster may offer for a mirror: a second connection to subscribe on, or subscribe itself (a cluster's own pub/sub connection). */
 interface Subscribing {
@@ -618,6 +633,14 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       if (!ask?.retry) request(seen, t);
       return { kind: 'call' };
     }
+    // A call leased against the announced quota, while nothing else needs Redis: counted without asking it.
+    const lease = seen?.lease;
+    if (lease && lease.next <= lease.last && t < lease.until && listening && seen!.quota && t >= seen!.probeUntil && seen!.open === undefined && available()) {
+      if (!ask?.retry) request(seen!, t);
+      const admission: Admission = { kind: 'call', counted: lease.next++ };
+      admittedAs.set(admission, { probe: 0, path: ask?.path });
+      return admission;
+    }
     // Due to be read again, and otherwise quiet: this call reads it, the others meanwhile go on as they were.
     if (seen && listening && seen.answered && !seen.quota && t >= seen.probeUntil && seen.open === undefined) seen.checked = t;
     return ask_(key, ask, t);
@@ -626,7 +649,8 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
   async function ask_(key: string, ask: AdmitAsk | undefined, t: number): Promise<Admission> {
     const token = crypto.randomUUID();
     const path = ask?.path;
-    const reply = (await run(ADMIT, site(key, path), [token, String(leaseMs), pace ? '1' : '0']))?.reply;
+    // A worker that hears the fleet asks for a lease of calls against an announced quota.
+    const reply = (await run(ADMIT, site(key, path), [token, String(leaseMs), pace ? '1' : '0', listening ? String(QUOTA_LEASE) : '0']))?.reply;
     const [kind, a, b, c] = Array.isArray(reply) ? (reply as unknown[]) : [];
     const s = seenOf(key);
     // What Redis has left of a wait, a hold or a window counts from its answer, not from the question.
@@ -641,6 +665,8 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
       // grace runs out: a wait the probe's answer shares must stop the others' next calls.
       if (probe === 1 || probe === 2) s.probeUntil = t + PROBE_GRACE_MS;
       if (probe === 3) s.open = { until: t + leaseMs, failures: s.open?.failures ?? 0, calls: s.open?.calls ?? 0 };
+      const leased = Array.isArray(reply) && typeof reply[4] === 'number' ? reply[4] : 0;
+      if (typeof b === 'number' && leased > 0) s.lease = { next: b + 1, last: b + leased, until: now() + QUOTA_LEASE_MS };
       const admission: Admission = { kind, ...(probe > 0 ? { probe: token } : {}), ...(probe === 3 ? { circuit: true as const } : {}), ...(typeof b === 'number' && b >= 0 ? { counted: b } : {}) };
       admittedAs.set(admission, { probe, path });
       return admission;
