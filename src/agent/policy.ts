@@ -3,7 +3,7 @@
 // each call (admit), tells it what the answer said (settle), and asks nextWait what to do next.
 import { READERS, RETRY_WORDS, type RetryWordEntry } from '../../generated/catalog.js';
 import type { EnvelopeError, Payment } from '../../generated/types.js';
-import { PAY_WORD } from '../core/catalog.js';
+import { lookup, PAY_WORD, UNKNOWN_STATUS } from '../core/catalog.js';
 import { isErrorText } from '../core/from-response.js';
 import { toHeaders, type HeadersInput } from '../core/headers.js';
 import { quotaFrom } from '../core/quota.js';
@@ -373,6 +373,10 @@ function toldWait(error: EnvelopeError | undefined, now: number, answer?: KeptAn
   return { until: now + error.retry_after! * 1000, error, ...(answer ? { answer } : {}), ...(url ? { learnt: { url: url.href, at: now } } : {}), ...covers };
 }
 
+/** The statuses of the catalog's rate-limit code (429) and of its code for a site that cannot answer (503). */
+const RATE_LIMIT_STATUS = lookup(READERS.signals.rate_limit_headers).status;
+const UNAVAILABLE_STATUS = lookup(READERS.signals.circuit_open).status;
+
 /**
  * Whether a wait a site asked for covers every request of its scope, not the path it came from
  * alone: a rate limit (the rate-limit code, a 429), which limits the caller rather than a
@@ -381,8 +385,8 @@ function toldWait(error: EnvelopeError | undefined, now: number, answer?: KeptAn
  * body asked for) covers the path it was learnt on.
  */
 export function coversScope(error: EnvelopeError, status?: number): boolean {
-  if (status === 429 || error.code === READERS.signals.rate_limit_headers) return true;
-  return (status === undefined || status === 503) && /\bmaint[ae]n[ae]nce\b/i.test(error.message);
+  if (status === RATE_LIMIT_STATUS || error.code === READERS.signals.rate_limit_headers) return true;
+  return (status === undefined || status === UNAVAILABLE_STATUS) && /\bmaint[ae]n[ae]nce\b/i.test(error.message);
 }
 
 /**
@@ -548,6 +552,6 @@ export function settle(store: Store, key: string, pass: Pass, response: { readon
   const wait = toldWait(error, now, answer, url, response?.status, quota?.partition);
   if (!store.settle) return wait && fromStore(() => store.setBackoff(key, pathOnly(wait, url)), undefined);
   // A request its caller aborted says nothing of the site.
-  const failed = !aborted && isSiteFailure(response ? (response.status ?? 500) : undefined, error);
+  const failed = !aborted && isSiteFailure(response ? (response.status ?? UNKNOWN_STATUS) : undefined, error);
   return fromStore(() => store.settle!(key, { admitted: pass, answered: response !== undefined, ...(wait ? { wait } : {}), ...(quota ? { quota } : {}), ...(failed ? { failed } : {}), ...(url ? { path: url.pathname } : {}) }), undefined);
 }
