@@ -208,7 +208,8 @@ return {'call', probing, counted, redis.call('PTTL', KEYS[9]), extra}`);
 // when the site answered and did not fail, 15 calls and 16 failures to count for the circuit,
 // 17 requests to count for the budget, 18-21 the circuit's minFailures, failureRatio, openMs and
 // maxOpenMs ('' without a circuit), 22 the channel, 23 the scope, 24 1 with a budget, 25 calls and
-// 26 failures of the bucket before, counted into Redis's bucket before.
+// 26 failures of the bucket before, counted into Redis's bucket before, 27 1 when there is no
+// probe lease (probeLeaseMs 0): then any call that fails after an open window opens it again.
 // The fleet counts a scope's calls from its first failure until COUNTING_MS after its last (w);
 // the circuit opens no sooner than SETTLE_COUNT_MS after that start.
 // Publishes on the channel what the other workers' mirrors must know: a wait shared, a probe that
@@ -230,7 +231,7 @@ if ARGV[18] ~= '' then
 if redis.call('EXISTS', KEYS[6]) == 1 then
 if ARGV[14] == '1' then redis.call('DEL', KEYS[6], KEYS[7], KEYS[9]) redis.call('HDEL', KEYS[8], unpack(CIRCUIT)) say('close', scope)
 else local o = redis.call('HMGET', KEYS[6], 'r', 'm', 'f', 'c')
-if kind == '3' and redis.call('GET', KEYS[7]) == ARGV[1] then
+if (kind == '3' and redis.call('GET', KEYS[7]) == ARGV[1]) or (ARGV[27] == '1' and tonumber(o[1]) <= now) then
 local ms = math.min(tonumber(ARGV[21]), tonumber(o[2]) * 2)
 redis.call('HSET', KEYS[6], 'r', now + ms, 'm', ms) redis.call('PEXPIRE', KEYS[6], ms + ${PROBE_GRACE_MS}) redis.call('DEL', KEYS[7])
 say('open', scope, ms, tonumber(o[3]), tonumber(o[4])) reply = {'open', ms, tonumber(o[3]), tonumber(o[4])}
@@ -607,7 +608,7 @@ export function createRedisStore(client: RedisClientLike | RedisClusterLike, opt
     ];
     const [current, before] = unreported(s, now());
     args.splice(14, 0, ...current);
-    args.push(...before);
+    args.push(...before, leaseMs === 0 ? '1' : '0');
     s.flushed = now();
     return run(SETTLE, site(key, path), args);
   }

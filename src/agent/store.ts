@@ -351,7 +351,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): Store {
       if (ok) {
         g.open = undefined;
         g.calls = freshCounts();
-      } else if (settlement.admitted.circuit && open.lease?.token === settlement.admitted.probe) {
+      } else if ((settlement.admitted.circuit && open.lease?.token === settlement.admitted.probe) || (leaseMs === 0 && t >= open.until)) {
+        // The probe failed, or (with no probe lease, probeLeaseMs 0) a call after the window did: open it again, for longer.
         const ms = nextOpenMs(circuit!, open.ms);
         g.open = { ...open, until: t + ms, ms, lease: undefined };
       }

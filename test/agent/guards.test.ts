@@ -271,6 +271,22 @@ describe('the circuit of the memory store', () => {
     expect(sync(store.admit!(K))).toMatchObject({ kind: 'open', until: clock.now() + 150 });
   });
 
+  it('with no probe lease (probeLeaseMs 0), lets every caller through once its window ends, and opens again, for longer, when such a call fails', () => {
+    const clock = virtualClock();
+    const store = createMemoryStore({ now: clock.now, probeLeaseMs: 0 });
+    calls(store, 'fail', 10);
+    expect(sync(store.admit!(K))).toMatchObject({ kind: 'open', until: clock.now() + 250 });
+    clock.advance(250);
+    const a = sync(store.admit!(K)) as Call;
+    const b = sync(store.admit!(K)) as Call;
+    expect([a.kind, b.kind, a.probe, b.probe]).toEqual(['call', 'call', undefined, undefined]);
+    sync(store.settle!(K, { admitted: a, answered: true, failed: true }));
+    expect(sync(store.admit!(K))).toMatchObject({ kind: 'open', until: clock.now() + 500 });
+    clock.advance(500);
+    sync(store.settle!(K, { admitted: sync(store.admit!(K)) as Call, answered: true }));
+    expect(sync(store.admit!(K))).toEqual({ kind: 'call' });
+  });
+
   it('never opens with circuit: false', () => {
     const store = createMemoryStore({ circuit: false, now: virtualClock().now });
     calls(store, 'fail', 500);
